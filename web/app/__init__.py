@@ -1,0 +1,1 @@
+"""Browser layer: the only Python that imports js, pyodide or pyscript."""

@@ -1,0 +1,76 @@
+// The one JS module that owns CodeMirror 6. Python reaches it through a narrow API and never
+// on a keystroke: the editor calls back only when a clean document first becomes dirty.
+import { EditorState } from "@codemirror/state";
+import { EditorView, keymap } from "@codemirror/view";
+import { basicSetup } from "codemirror";
+import { markdown } from "@codemirror/lang-markdown";
+
+const encoder = new TextEncoder();
+
+/** Mount an editor in `parent`. `onDirty()` fires once per clean→dirty transition. */
+export function create(parent, text, label, onDirty) {
+  let changes = 0;
+  let notified = false;
+  const view = new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: text,
+      extensions: [
+        basicSetup,
+        markdown(),
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ "aria-label": label }),
+        EditorView.updateListener.of((update) => {
+          if (!update.docChanged) return;
+          changes += 1;
+          if (!notified) {
+            notified = true;
+            onDirty();
+          }
+        }),
+      ],
+    }),
+  });
+  view.ana = {
+    changes: () => changes,
+    // The caller saved the text it read at change count `seen`; re-arm the dirty callback,
+    // and report whether more edits arrived meanwhile so the caller saves again.
+    saved(seen) {
+      notified = changes !== seen;
+      return notified;
+    },
+  };
+  return view;
+}
+
+export const text = (view) => view.state.doc.toString();
+export const changes = (view) => view.ana.changes();
+export const saved = (view, seen) => view.ana.saved(seen);
+
+export function selection(view) {
+  const { anchor, head } = view.state.selection.main;
+  return { anchor, head };
+}
+
+/** Replace [from, to) with `insert`; one transaction, so undo and autosave see it. */
+export function replace(view, from, to, insert) {
+  view.dispatch({ changes: { from, to, insert } });
+}
+
+/** Swap the whole document (another note, or "take theirs" after a conflict). */
+export function load(view, value) {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });
+}
+
+/** Byte length and SHA-256 hex of the live document, computed without crossing into Python. */
+export async function digest(view) {
+  const bytes = encoder.encode(view.state.doc.toString());
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  let hex = "";
+  for (let i = 0; i < 8; i++) hex += hash[i].toString(16).padStart(2, "0");
+  return { bytes: bytes.length, sha256: hex };
+}
+
+export const focus = (view) => view.focus();
+export const destroy = (view) => view.destroy();
+export { keymap };
