@@ -1,0 +1,88 @@
+"""Per-turn capture (SPEC §3): resolve afresh, bounded flush, read the live state, encode."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ambient.pointer import Pointer, Selection, encode, now_iso
+from ambient.store import AmbientStore
+
+FLUSH_LIMIT_SECONDS = 1.5
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The outcome of one capture: the header value to send (or None) and why."""
+
+    header: str | None
+    pointer: Pointer | None
+    outcome: str  # "sent", "disabled", "no-note", "too-large", "discarded", "invalid"
+
+
+async def capture(
+    store: AmbientStore,
+    *,
+    enabled: bool = True,
+    flush_limit: float = FLUSH_LIMIT_SECONDS,
+    now: Callable[[], str] = now_iso,
+) -> Capture:
+    """Build this turn's X-Ambient-Note value from the store, or say why there is none."""
+    if not enabled:
+        return Capture(None, None, "disabled")
+    runtime = store.resolve()
+    if runtime is None:
+        return Capture(None, None, "no-note")
+    epoch, frame_id, path = store.epoch, runtime.frame_id, runtime.path
+
+    flushed = await flush_all(store, limit=flush_limit)
+    snapshot = await runtime.snapshot()  # the live editor state now, never an earlier string
+
+    # A workspace boundary, or another note resolving, while we waited: this capture is void.
+    current = store.resolve()
+    if (
+        store.epoch != epoch
+        or current is None
+        or (current.frame_id, current.path)
+        != (
+            frame_id,
+            path,
+        )
+    ):
+        return Capture(None, None, "discarded")
+    runtime = current  # the frame may have re-published itself (a view switch) meanwhile
+
+    selection = snapshot.get("selection") if runtime.view == "edit" else None
+    pointer = Pointer(
+        path=runtime.path,
+        view=runtime.view,
+        frame_id=runtime.frame_id,
+        bytes=int(snapshot["bytes"]),
+        sha256=str(snapshot["sha256"]),
+        flushed=flushed,
+        captured_at=now(),
+        selection=Selection(int(selection["anchor"]), int(selection["head"]))
+        if selection
+        else None,
+    )
+    try:
+        header = encode(pointer)
+    except ValueError:  # a field the ingress would refuse: send nothing rather than junk
+        return Capture(None, None, "invalid")
+    return Capture(header, pointer, "sent" if header else "too-large")
+
+
+async def flush_all(store: AmbientStore, *, limit: float) -> bool:
+    """Flush every mounted frame of the workspace; True when all finished within `limit`.
+
+    A flush that overruns is left running (never cancelled: it carries the user's keystrokes);
+    the turn just goes without waiting for it.
+    """
+    pending = [asyncio.ensure_future(runtime.flush()) for runtime in store.runtimes()]
+    if not pending:
+        return True
+    done, _ = await asyncio.wait(pending, timeout=limit)
+    return len(done) == len(pending) and all(
+        not task.cancelled() and task.exception() is None for task in done
+    )
