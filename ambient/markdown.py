@@ -58,7 +58,7 @@ def lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _visible_lines(text: str):
+def visible_lines(text: str):
     """Yield (line_number, line) for lines outside fenced code blocks."""
     fence: str | None = None
     for number, line in enumerate(lines(text), start=1):
@@ -81,7 +81,7 @@ def _indent_width(prefix: str) -> int:
     return sum(4 if ch == "\t" else 1 for ch in prefix)
 
 
-def _parse_item(line: str) -> tuple[int, str, bool | None, int] | None:
+def parse_item(line: str) -> tuple[int, str, bool | None, int] | None:
     """(indent, text, done or None, column of the checkbox mark) for a list item line."""
     if _THEMATIC.match(line):
         return None
@@ -100,8 +100,8 @@ def _parse_item(line: str) -> tuple[int, str, bool | None, int] | None:
 def todos(text: str) -> list[TodoItem]:
     """Every task-list item (`- [ ]`, `- [x]`, `* [X]`, `1. [ ]`, ...) outside fenced code."""
     found = []
-    for number, line in _visible_lines(text):
-        parsed = _parse_item(line)
+    for number, line in visible_lines(text):
+        parsed = parse_item(line)
         if parsed and parsed[2] is not None:
             indent, body, done, _ = parsed
             found.append(TodoItem(line=number, done=done, text=body, indent=indent))
@@ -115,10 +115,10 @@ def toggle_todo(text: str, line: int) -> tuple[int, int, str]:
     as one change; the edit replaces only the character between the brackets.
     Raises ValueError when that line is not a todo item (or is inside a fenced block).
     """
-    for number, source in _visible_lines(text):
+    for number, source in visible_lines(text):
         if number != line:
             continue
-        parsed = _parse_item(source)
+        parsed = parse_item(source)
         if not parsed or parsed[2] is None:
             break
         done, column = parsed[2], parsed[3]
@@ -182,7 +182,7 @@ def outline(text: str) -> OutlineNode:
     root = OutlineNode(kind="root", level=0, title="")
     headings: list[OutlineNode] = [root]
     items: list[tuple[int, OutlineNode]] = []  # (indent, node) of the open list
-    for number, line in _visible_lines(text):
+    for number, line in visible_lines(text):
         m = _ATX.match(line)
         if m:
             level = len(m.group(1))
@@ -195,7 +195,7 @@ def outline(text: str) -> OutlineNode:
             headings.append(node)
             items = []
             continue
-        parsed = _parse_item(line)
+        parsed = parse_item(line)
         if parsed is None:
             if line.strip() and not line.startswith((" ", "\t")):
                 items = []  # a paragraph ends the list
@@ -247,7 +247,7 @@ def word_count(text: str) -> int:
     """
     count = 0
     for line in lines(text):
-        parsed = _parse_item(line)
+        parsed = parse_item(line)
         if parsed and parsed[2] is not None:
             line = parsed[1]
         prev = "other"

@@ -1,0 +1,243 @@
+"""What the offline assistant can do with a note's text: pure functions, no I/O, no database."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ambient import markdown as md
+
+MAX_SECTIONS = 6
+SENTENCES_PER_SECTION = 2
+MAX_SENTENCE_CHARS = 220
+
+_STOP_WORDS = """a an and are as at be been but by can could did do does for from had has have he
+her his i if in into is it its just me my no not of on or our so than that the their them then
+there these they this to too up us was we were what when where which who will with would you
+your also about after all any before more most other over some such only very should"""
+_EN_STOP = frozenset(_STOP_WORDS.split())
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(])|(?<=[。！？])")
+_LATIN_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_CJK_TERM = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf々〆]{2,}|[\u30a0-\u30ff]{2,}")
+_INLINE = [
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # images → alt text
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # links → their text
+    (re.compile(r"`([^`]*)`"), r"\1"),
+    (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"),
+    (re.compile(r"(?<![\w*])[*_](?!\s)(.+?)(?<!\s)[*_](?![\w*])"), r"\1"),
+    (re.compile(r"~~(.+?)~~"), r"\1"),
+]
+
+
+@dataclass
+class Section:
+    """A heading (None before the first one) and the key sentences chosen under it."""
+
+    heading: str | None
+    level: int
+    sentences: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    """An extractive summary: the title, the sections in document order, and counts."""
+
+    title: str | None
+    sections: list[Section]
+    words: int
+    chars: int
+
+
+def plain(text: str) -> str:
+    """Inline Markdown reduced to its visible text."""
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text.strip()
+
+
+def _terms(sentence: str) -> list[str]:
+    norm = unicodedata.normalize("NFKC", sentence).casefold()
+    terms = [w for w in _LATIN_WORD.findall(norm) if len(w) > 2 and w not in _EN_STOP]
+    terms = [t for t in terms if not _CJK_TERM.fullmatch(t)]
+    for run in _CJK_TERM.findall(norm):
+        # Japanese has no spaces: a kanji/katakana run stands for a term, and its bigrams let
+        # compounds that share a part reinforce each other.
+        terms.append(run)
+        terms.extend(run[i : i + 2] for i in range(len(run) - 1) if len(run) > 2)
+    return terms
+
+
+def _split_sentences(block: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(block) if s and s.strip()]
+
+
+def _sections(text: str) -> list[tuple[str | None, int, list[str]]]:
+    """Split the note into (heading, level, sentences) outside fenced code."""
+    found: list[tuple[str | None, int, list[str]]] = [(None, 0, [])]
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if paragraph:
+            found[-1][2].extend(_split_sentences(plain(" ".join(paragraph))))
+            paragraph.clear()
+
+    heading = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+    for _, line in md.visible_lines(text):
+        m = heading.match(line)
+        if m:
+            flush()
+            found.append((plain(m.group(2)), len(m.group(1)), []))
+            continue
+        item = md.parse_item(line)
+        if item is not None:
+            flush()
+            if item[1] and item[2] is None:  # tasks are reported by todo_report instead
+                found[-1][2].append(plain(item[1]))
+            continue
+        if not line.strip() or line.lstrip().startswith((">", "|")) and not line.strip("|-: "):
+            flush()
+            continue
+        paragraph.append(line.strip().lstrip("> ").strip())
+    flush()
+    return [s for s in found if s[0] is not None or s[2]]
+
+
+def _clip(sentence: str) -> str:
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    return sentence[: MAX_SENTENCE_CHARS - 1].rstrip() + "…"
+
+
+def summarize(text: str) -> Summary:
+    """A deterministic extractive summary that follows the headings and their key sentences.
+
+    Each sentence scores the document-wide frequency of its content words (English words
+    minus stop words; kanji/katakana runs and their bigrams for Japanese), normalised by its
+    length; the first sentence of a section gets a bonus. Each section keeps its best
+    sentences in their original order. Ties go to the earlier sentence.
+    """
+    sections = _sections(text)
+    freq = Counter(t for _, _, sents in sections for s in sents for t in set(_terms(s)))
+    title = None
+    if sections and sections[0][0] is not None and sections[0][1] == 1:
+        title = sections[0][0]
+    chosen: list[Section] = []
+    for heading, level, sentences in sections:
+        if heading is not None and heading == title and not sentences and len(sections) > 1:
+            continue
+        scored = []
+        for index, sentence in enumerate(sentences):
+            terms = _terms(sentence)
+            score = sum(freq[t] for t in set(terms)) / math.sqrt(len(terms) + 1)
+            if index == 0:
+                score *= 1.25
+            scored.append((-score, index, sentence))
+        best = sorted(scored)[:SENTENCES_PER_SECTION]
+        picked = [_clip(s) for _, _, s in sorted(best, key=lambda item: item[1])]
+        chosen.append(Section(heading=heading, level=level, sentences=picked))
+    if len(chosen) > MAX_SECTIONS:
+        # Keep the top levels first so a long note still shows its overall structure.
+        ranked = sorted(range(len(chosen)), key=lambda i: (chosen[i].level or 1, i))
+        keep = sorted(ranked[:MAX_SECTIONS])
+        chosen = [chosen[i] for i in keep]
+    return Summary(
+        title=title, sections=chosen, words=md.word_count(text), chars=md.char_count(text)
+    )
+
+
+@dataclass(frozen=True)
+class TodoReport:
+    """The note's task items split into open and done."""
+
+    open: list[md.TodoItem]
+    done: list[md.TodoItem]
+
+
+def todo_report(text: str) -> TodoReport:
+    items = md.todos(text)
+    return TodoReport(open=[i for i in items if not i.done], done=[i for i in items if i.done])
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Sizes of a text: words (CJK-aware), characters with and without spaces, lines, bytes."""
+
+    words: int
+    chars: int
+    chars_no_spaces: int
+    lines: int
+    bytes: int
+
+
+def counts(text: str) -> Counts:
+    return Counts(
+        words=md.word_count(text),
+        chars=md.char_count(text),
+        chars_no_spaces=md.char_count(text, spaces=False),
+        lines=len(md.lines(text)) if text else 0,
+        bytes=len(text.encode("utf-8")),
+    )
+
+
+def quote_selection(text: str, anchor: int, head: int) -> str:
+    """The selected text for a CodeMirror selection.
+
+    `anchor` and `head` are CodeMirror positions, which count UTF-16 code units, not Python
+    code points: an emoji or other non-BMP character is two units. They are converted with
+    `ambient.markdown.from_cm` (clamped to the text, never splitting a character); the order
+    of anchor and head does not matter. An empty selection gives "".
+    """
+    start, end = sorted((anchor, head))
+    return text[md.from_cm(text, start) : md.from_cm(text, end)]
+
+
+def line_of(text: str, pos: int) -> int:
+    """1-based line number of a CodeMirror position."""
+    index = md.from_cm(text, pos)
+    return text.count("\n", 0, index) + 1
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A note that mentions a term: how often, and the first line that does."""
+
+    path: str
+    count: int
+    line: int
+    snippet: str
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def find_mentions(documents: dict[str, str], term: str) -> list[Mention]:
+    """Notes whose text mentions `term` (case- and width-insensitive), most mentions first.
+
+    An ASCII word term matches whole words only ("cat" does not match "category"); any other
+    term (Japanese, or with punctuation) matches as a substring.
+    """
+    needle = _fold(term.strip())
+    if not needle:
+        return []
+    if re.fullmatch(r"[a-z0-9]+(?:[-'][a-z0-9]+)*", needle):
+        pattern = re.compile(r"(?<![^\W_])" + re.escape(needle) + r"(?![^\W_])")
+    else:
+        pattern = re.compile(re.escape(needle))
+    found = []
+    for path, text in documents.items():
+        folded_lines = [_fold(line) for line in md.lines(text)]
+        total = 0
+        first = 0
+        for number, line in enumerate(folded_lines, start=1):
+            hits = len(pattern.findall(line))
+            if hits and not first:
+                first = number
+            total += hits
+        if total:
+            snippet = _clip(plain(md.lines(text)[first - 1].strip()))
+            found.append(Mention(path=path, count=total, line=first, snippet=snippet))
+    return sorted(found, key=lambda m: (-m.count, m.path))
