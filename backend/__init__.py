@@ -1,0 +1,1 @@
+"""The FastAPI backend: `backend.app.create_app(settings)` builds everything."""

@@ -1,0 +1,1 @@
+"""HTTP layer: dependencies, the same-origin guard and one router per resource."""

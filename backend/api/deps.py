@@ -1,0 +1,138 @@
+"""Annotated dependencies shared by the routers: settings, DB session, current user, note paths."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+from urllib.parse import unquote_to_bytes
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from backend.config import Settings
+from backend.db import utcnow
+from backend.errors import BadPath, BadRequest, TooLarge, Unauthorized
+from backend.models import User
+from backend.services import sessions as sessions_service
+from backend.services import workspaces as workspaces_service
+from backend.services.documents import valid_path
+from backend.services.users import Passwords
+
+SESSION_COOKIE = "ana_session"
+NOT_SIGNED_IN = "You are not signed in, or your session has expired. Please sign in."
+_READ_CHUNK_LIMIT = 64 * 1024
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    """One DB session per request, closed afterwards (services commit their own writes)."""
+    with request.app.state.sessionmaker() as db:
+        yield db
+
+
+def get_passwords(request: Request) -> Passwords:
+    return request.app.state.passwords
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+SessionDep = Annotated[Session, Depends(get_db)]
+PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+
+
+def optional_user(request: Request, db: SessionDep) -> User | None:
+    """The signed-in user from the session cookie, or None."""
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    user = sessions_service.user_for_token(db, token=token, now=utcnow())
+    if user is not None:
+        request.state.user_id = user.id  # for the request log line
+    return user
+
+
+def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+    """The signed-in user; 401 otherwise."""
+    if user is None:
+        raise Unauthorized(NOT_SIGNED_IN)
+    return user
+
+
+OptionalUser = Annotated[User | None, Depends(optional_user)]
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+def member_workspace(ws: str, user: CurrentUser, db: SessionDep) -> str:
+    """The `{ws}` path parameter when the user is a member; 403 otherwise (also when unknown)."""
+    workspaces_service.require_member(db, user_id=user.id, workspace_id=ws)
+    return ws
+
+
+MemberWorkspace = Annotated[str, Depends(member_workspace)]
+
+
+def note_path(request: Request, path: str) -> str:
+    """The `{path}` parameter, checked against ambient.paths (400 with its message)."""
+    raw = request.scope.get("raw_path")
+    if isinstance(raw, bytes):
+        try:
+            unquote_to_bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadPath("The path is not valid UTF-8.") from None
+    return valid_path(path)
+
+
+NotePath = Annotated[str, Depends(note_path)]
+
+
+def parse_if_match(value: str | None) -> int | None:
+    """`"3"` (or bare 3) → 3; absent → None; anything else → 400."""
+    if value is None:
+        return None
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        text = text[1:-1]
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise BadRequest('If-Match must be one revision in quotes, like "3".')
+    return int(text)
+
+
+def is_create_only(value: str | None) -> bool:
+    """If-None-Match: `*` means create only; no header means no condition; others → 400."""
+    if value is None:
+        return False
+    if value.strip() == "*":
+        return True
+    raise BadRequest("Only If-None-Match: * (create only) is supported when saving a note.")
+
+
+async def note_body(request: Request, settings: SettingsDep) -> str:
+    """The request body as text: at most max_note_bytes (413) and valid UTF-8 (400).
+
+    Content-Length is checked first, then the stream is read with a running count, so an
+    oversized or lying body is never buffered whole.
+    """
+    limit = settings.max_note_bytes
+    too_large = f"The note is larger than the limit of {limit:,} bytes."
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.strip().isdigit():
+            raise BadRequest("The Content-Length header is not a number.")
+        if int(declared) > limit:
+            raise TooLarge(too_large)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(too_large)
+        chunks.append(chunk)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("The note text is not valid UTF-8.") from None
+
+
+NoteBody = Annotated[str, Depends(note_body)]

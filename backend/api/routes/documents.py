@@ -1,0 +1,191 @@
+"""Documents API (SPEC §6): list, raw get with ETag, conditional put, delete and move."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Response
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+from starlette.convertors import Convertor, register_url_convertor
+
+from backend.api.deps import (
+    MemberWorkspace,
+    NoteBody,
+    NotePath,
+    SessionDep,
+    SettingsDep,
+    is_create_only,
+    parse_if_match,
+)
+from backend.errors import error_responses
+from backend.services import documents as documents_service
+
+
+class NotePathConvertor(Convertor[str]):
+    """Like Starlette's `path`, but also matches newlines, so `%0A` reaches the path check.
+
+    (With `.*` a control character in the URL would fall through to a 404 instead of the
+    clear 400 that ambient.paths gives.)
+    """
+
+    regex = "(?s:.*)"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("notepath", NotePathConvertor())
+
+router = APIRouter(prefix="/api/workspaces/{ws}/documents", tags=["documents"])
+
+MARKDOWN = "text/markdown; charset=utf-8"
+IfMatch = Annotated[
+    str | None, Header(description='Save/delete only this revision, e.g. "3" (409 if stale).')
+]
+IfNoneMatch = Annotated[
+    str | None, Header(description="`*`: create only (412 if the note exists).")
+]
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
+
+
+class DocumentInfo(_Camel):
+    path: str
+    bytes: int
+    revision: int
+    updated_at: datetime
+
+
+class SavedDocument(_Camel):
+    path: str
+    revision: int
+    bytes: int
+
+
+class MoveIn(BaseModel):
+    to: str = Field(description="The new workspace-relative path.", max_length=8192)
+
+
+def _etag(revision: int) -> dict[str, str]:
+    return {"ETag": f'"{revision}"'}
+
+
+_TEXT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "description": "The note's raw text, UTF-8, at most 1 MiB by default (max_note_bytes).",
+        "content": {"text/markdown": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.get(
+    "",
+    response_model=list[DocumentInfo],
+    summary="List the workspace's notes",
+    responses=error_responses(401, 403),
+)
+def list_documents(ws: MemberWorkspace, db: SessionDep) -> list[DocumentInfo]:
+    return [
+        DocumentInfo(path=d.path, bytes=d.bytes, revision=d.revision, updated_at=d.updated_at)
+        for d in documents_service.list_documents(db, workspace_id=ws)
+    ]
+
+
+# Registered before the `{path}` routes; only POST goes here, so a note named "…/move"
+# can still be read and written.
+@router.post(
+    "/{path:notepath}/move",
+    response_model=SavedDocument,
+    summary="Rename (move) a note",
+    responses=error_responses(400, 401, 403, 404, 409, 422),
+)
+def move_document(
+    ws: MemberWorkspace,
+    path: NotePath,
+    body: MoveIn,
+    db: SessionDep,
+    if_match: IfMatch = None,
+) -> SavedDocument:
+    doc = documents_service.move_document(
+        db, workspace_id=ws, path=path, to=body.to, if_match=parse_if_match(if_match)
+    )
+    return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
+
+
+@router.get(
+    "/{path:notepath}",
+    response_class=Response,
+    summary="Read a note's raw text",
+    responses={
+        200: {
+            "description": 'The raw text; `ETag: "<revision>"`.',
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        },
+        **error_responses(400, 401, 403, 404),
+    },
+)
+def get_document(ws: MemberWorkspace, path: NotePath, db: SessionDep) -> Response:
+    doc = documents_service.get_document(db, workspace_id=ws, path=path)
+    return Response(
+        doc.content,
+        media_type=MARKDOWN,
+        headers={**_etag(doc.revision), "Cache-Control": "no-store"},
+    )
+
+
+@router.put(
+    "/{path:notepath}",
+    response_model=SavedDocument,
+    summary="Create or save a note (If-Match / If-None-Match)",
+    openapi_extra=_TEXT_BODY,
+    responses={
+        201: {"model": SavedDocument, "description": "Created"},
+        **error_responses(400, 401, 403, 409, 412, 413),
+    },
+)
+def put_document(
+    ws: MemberWorkspace,
+    path: NotePath,
+    text: NoteBody,
+    db: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    if_match: IfMatch = None,
+    if_none_match: IfNoneMatch = None,
+) -> SavedDocument:
+    doc, created = documents_service.save_document(
+        db,
+        workspace_id=ws,
+        path=path,
+        content=text,
+        max_bytes=settings.max_note_bytes,
+        if_match=parse_if_match(if_match),
+        create_only=is_create_only(if_none_match),
+    )
+    response.status_code = 201 if created else 200
+    response.headers.update(_etag(doc.revision))
+    return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
+
+
+@router.delete(
+    "/{path:notepath}",
+    status_code=204,
+    response_class=Response,
+    summary="Delete a note",
+    responses=error_responses(400, 401, 403, 404, 409),
+)
+def delete_document(
+    ws: MemberWorkspace, path: NotePath, db: SessionDep, if_match: IfMatch = None
+) -> Response:
+    documents_service.delete_document(
+        db, workspace_id=ws, path=path, if_match=parse_if_match(if_match)
+    )
+    return Response(status_code=204)

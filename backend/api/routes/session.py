@@ -1,0 +1,108 @@
+"""Sign in and out: an HttpOnly, SameSite=Lax cookie backed by a user_sessions row."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from backend.api.deps import (
+    NOT_SIGNED_IN,
+    SESSION_COOKIE,
+    CurrentUser,
+    OptionalUser,
+    PasswordsDep,
+    SessionDep,
+    SettingsDep,
+)
+from backend.config import Settings
+from backend.db import utcnow
+from backend.errors import Unauthorized, error_responses
+from backend.services import sessions as sessions_service
+from backend.services import users as users_service
+
+router = APIRouter(prefix="/api/session", tags=["session"])
+
+WRONG_CREDENTIALS = "The username or password is not correct."
+
+
+class SignIn(BaseModel):
+    username: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class SessionOut(BaseModel):
+    username: str
+
+
+def cookie_is_secure(request: Request, settings: Settings) -> bool:
+    """Explicit setting, else Secure when the request came over HTTPS (or a proxy says so)."""
+    if settings.cookie_secure is not None:
+        return settings.cookie_secure
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return request.url.scheme == "https" or forwarded == "https"
+
+
+@router.post(
+    "",
+    response_model=SessionOut,
+    summary="Sign in",
+    responses=error_responses(401, 403, 422),
+)
+def sign_in(
+    body: SignIn,
+    request: Request,
+    response: Response,
+    db: SessionDep,
+    settings: SettingsDep,
+    passwords: PasswordsDep,
+) -> SessionOut:
+    user = users_service.authenticate(
+        db, username=body.username, password=body.password, passwords=passwords
+    )
+    if user is None:
+        raise Unauthorized(WRONG_CREDENTIALS)
+    old = request.cookies.get(SESSION_COOKIE)
+    if old:  # a new sign-in replaces the old session rather than leaving it valid
+        sessions_service.delete_session(db, token=old)
+    ttl = timedelta(hours=settings.session_ttl_hours)
+    token = sessions_service.create_session(db, user_id=user.id, ttl=ttl, now=utcnow())
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(ttl.total_seconds()),
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=cookie_is_secure(request, settings),
+    )
+    request.state.user_id = user.id
+    return SessionOut(username=user.username)
+
+
+@router.get("", response_model=SessionOut, summary="Who is signed in", responses=error_responses(401))
+def who_am_i(user: CurrentUser) -> SessionOut:
+    return SessionOut(username=user.username)
+
+
+@router.delete(
+    "",
+    status_code=204,
+    response_class=Response,
+    summary="Sign out",
+    responses=error_responses(401, 403),
+)
+def sign_out(
+    request: Request, user: OptionalUser, db: SessionDep, settings: SettingsDep
+) -> Response:
+    secure = cookie_is_secure(request, settings)
+    if user is None:
+        # Still clear a stale cookie, so the browser stops sending it.
+        response: Response = JSONResponse({"detail": NOT_SIGNED_IN}, status_code=401)
+    else:
+        sessions_service.delete_session(db, token=request.cookies.get(SESSION_COOKIE, ""))
+        response = Response(status_code=204)
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
+    return response

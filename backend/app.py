@@ -1,0 +1,137 @@
+"""`create_app(settings)`: builds the engine, applies migrations, wires routers, mounts the page."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from backend.api.routes import assistant, documents, key_sessions, session, workspaces
+from backend.config import Settings
+from backend.db import build_engine, build_sessionmaker
+from backend.errors import install_error_handlers
+from backend.logging import RequestLogMiddleware, configure_logging
+from backend.migrations import upgrade_to_head
+from backend.services.users import Passwords
+from backend.web import mount_web
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+CROSS_ORIGIN = "Cross-origin requests that change data are not allowed."
+
+
+class HealthOut(BaseModel):
+    status: str
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """Build the whole app from `settings`: nothing is built at import time.
+
+    Steps: 1. refuse insecure settings; 2. logging; 3. database engine and migrations;
+    4. demo seed; 5. the FastAPI app, error handlers and middleware; 6. API routers;
+    7. the page, mounted last.
+    """
+    settings.check_secure()
+    configure_logging(settings.log_level)
+
+    engine = build_engine(settings.resolved_database_url())
+    upgrade_to_head(engine)
+    sessionmaker = build_sessionmaker(engine)
+    passwords = Passwords()
+    if settings.demo:
+        from backend.seed import seed_demo
+
+        with sessionmaker() as db:
+            seed_demo(db, passwords=passwords)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="Ambient Note Awareness",
+        version="0.1.0",
+        summary="Markdown notes in workspaces, with an assistant that knows which note is open.",
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = sessionmaker
+    app.state.passwords = passwords
+
+    install_error_handlers(app)
+    app.add_middleware(SameOriginMiddleware)
+    app.add_middleware(RequestLogMiddleware)  # outermost: logs the guard's 403s too
+
+    @app.get("/api/health", response_model=HealthOut, tags=["health"], summary="Liveness")
+    def health() -> HealthOut:
+        return HealthOut(status="ok")
+
+    for module in (session, workspaces, documents, key_sessions, assistant):
+        app.include_router(module.router)
+    mount_web(app, settings)
+    return app
+
+
+class SameOriginMiddleware:
+    """Refuse state-changing requests whose Origin (or Referer) is another origin (403).
+
+    Requests with neither header (curl, scripts) pass: browsers always send Origin on
+    cross-origin POST/PUT/PATCH/DELETE, so a forged browser request cannot omit it.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refused = (
+            scope["type"] == "http"
+            and scope["method"] not in SAFE_METHODS
+            and not _same_origin(scope)
+        )
+        if refused:
+            response = JSONResponse({"detail": CROSS_ORIGIN}, status_code=403)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin_tuple(url: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        if scheme not in _DEFAULT_PORTS or not parts.hostname:
+            return None
+        return scheme, parts.hostname.lower(), parts.port or _DEFAULT_PORTS[scheme]
+    except ValueError:
+        return None
+
+
+def _same_origin(scope: Scope) -> bool:
+    headers = Headers(scope=scope)
+    claimed = headers.get("origin")
+    if claimed is None:
+        claimed = headers.get("referer")
+        if claimed is None:
+            return True
+    source = _origin_tuple(claimed)
+    host = headers.get("host")
+    if source is None or not host:
+        return False  # includes "Origin: null" (sandboxed frames, file://)
+    schemes = {scope.get("scheme", "http")}
+    forwarded = headers.get("x-forwarded-proto")
+    if forwarded:
+        schemes.add(forwarded.split(",")[0].strip().lower())
+    return any(_origin_tuple(f"{scheme}://{host}") == source for scheme in schemes)

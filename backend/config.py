@@ -1,0 +1,94 @@
+"""Settings: one pydantic-settings class, read from ANA_* environment variables and the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "ANA_"
+DEFAULT_SECRET_KEY = "dev-insecure-secret-change-me"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class InsecureSettingsError(RuntimeError):
+    """Raised when the server would start outside demo mode with a development default."""
+
+
+class Settings(BaseSettings):
+    """Everything the server can be configured with; every field has help text (serve.py --help)."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Interface the HTTP server listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port the HTTP server listens on.")
+    data_dir: Path = Field(
+        Path("data"), description="Folder for the SQLite database and other local data."
+    )
+    database_url: str | None = Field(
+        None,
+        description=(
+            "SQLAlchemy database URL. Empty means the SQLite file <data_dir>/ambient.db; "
+            "use postgresql+psycopg://user:password@host/dbname for PostgreSQL."
+        ),
+    )
+    demo: bool = Field(
+        False,
+        description="Demo mode: seed users alice/alice and bob/bob with sample notes on a fresh "
+        "database, and allow the development secret key.",
+    )
+    secret_key: str = Field(
+        DEFAULT_SECRET_KEY,
+        repr=False,
+        description="Server secret. Must be changed from the default outside demo mode.",
+    )
+    session_ttl_hours: float = Field(
+        24 * 14, gt=0, description="How long a sign-in lasts, in hours."
+    )
+    key_session_ttl_minutes: float = Field(
+        60, gt=0, description="How long a workspace key session lasts, in minutes."
+    )
+    max_note_bytes: int = Field(
+        1_048_576, gt=0, description="Largest note accepted, in UTF-8 bytes (larger gets 413)."
+    )
+    log_level: str = Field("INFO", description="Log level: DEBUG, INFO, WARNING or ERROR.")
+    cookie_secure: bool | None = Field(
+        None,
+        description="Mark the session cookie Secure. Empty means automatic: Secure when the "
+        "request arrived over HTTPS (directly or per X-Forwarded-Proto).",
+    )
+    web_dir: Path = Field(REPO_ROOT / "web", description="Folder holding the page (web/).")
+    llm_base_url: str | None = Field(
+        None,
+        description="Base URL of an OpenAI-compatible chat API. Empty means the built-in "
+        "offline agent.",
+    )
+    llm_model: str | None = Field(None, description="Model name for the OpenAI-compatible API.")
+    llm_api_key: str | None = Field(
+        None, repr=False, description="API key for the OpenAI-compatible API."
+    )
+    llm_timeout_seconds: float = Field(
+        30, gt=0, description="Timeout for one call to the chat API, in seconds."
+    )
+
+    def resolved_database_url(self) -> str:
+        """The database URL to use: the configured one, or the SQLite file in data_dir."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'ambient.db').as_posix()}"
+
+    def check_secure(self) -> None:
+        """Refuse the development secret outside demo mode."""
+        if not self.demo and self.secret_key == DEFAULT_SECRET_KEY:
+            raise InsecureSettingsError(
+                f"Refusing to start: the secret key is the development default. Set "
+                f"{ENV_PREFIX}SECRET_KEY to a long random value (for example the output of "
+                f"`python -c 'import secrets; print(secrets.token_urlsafe(32))'`), "
+                f"or run with --demo for a local demo."
+            )
+
+
+def env_var_name(field_name: str) -> str:
+    """The environment variable that sets `field_name`."""
+    return f"{ENV_PREFIX}{field_name.upper()}"

@@ -1,0 +1,144 @@
+"""Domain errors raised by services, and the one place that maps them (and all others) to JSON."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("ambient.errors")
+
+
+class DomainError(Exception):
+    """Base class: `message` is plain language, safe to show, and never echoes note text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BadRequest(DomainError):
+    """The input is malformed (e.g. not UTF-8, a bad header value)."""
+
+
+class BadPath(BadRequest):
+    """A note path breaks the rules in ambient.paths."""
+
+
+class Unauthorized(DomainError):
+    """No valid sign-in."""
+
+
+class Forbidden(DomainError):
+    """Signed in, but not allowed (not a member, or the workspace does not exist)."""
+
+
+class NotFound(DomainError):
+    """The thing does not exist."""
+
+
+class Conflict(DomainError):
+    """The write lost a race or would overwrite something (stale revision, move target exists)."""
+
+
+class PreconditionFailed(DomainError):
+    """A create-only write found an existing note (If-None-Match: *)."""
+
+
+class TooLarge(DomainError):
+    """The body is larger than allowed."""
+
+
+STATUS_BY_ERROR: dict[type[DomainError], int] = {
+    BadRequest: 400,
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    PreconditionFailed: 412,
+    TooLarge: 413,
+}
+
+
+class ErrorOut(BaseModel):
+    """Every error body: one plain-language sentence."""
+
+    detail: str
+
+
+_DESCRIPTIONS = {
+    400: "Bad request (invalid path, text or header)",
+    401: "Not signed in",
+    403: "Not allowed (cross-origin, not a member, or unknown workspace)",
+    404: "Not found",
+    409: "Conflict (stale revision or target exists)",
+    412: "Precondition failed (the note already exists)",
+    413: "Body too large",
+    422: "The request body or parameters are invalid",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries for the given error status codes."""
+    return {code: {"model": ErrorOut, "description": _DESCRIPTIONS[code]} for code in codes}
+
+
+def status_for(error: DomainError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS_BY_ERROR:
+            return STATUS_BY_ERROR[cls]
+    return 400
+
+
+def describe_validation_error(exc: RequestValidationError) -> str:
+    """Turn pydantic's error list into one sentence that names fields, never their values."""
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        where = ".".join(loc) or "the request body"
+        kind = err.get("type", "")
+        if kind == "missing":
+            parts.append(f"'{where}' is required")
+        elif kind == "json_invalid":
+            parts.append("the body is not valid JSON")
+        elif "string_too_long" in kind or "too_long" in kind:
+            parts.append(f"'{where}' is too long")
+        elif "string_too_short" in kind or "too_short" in kind:
+            parts.append(f"'{where}' is too short")
+        else:
+            parts.append(f"'{where}' has the wrong type or format")
+    return "The request is invalid: " + "; ".join(parts) + "."
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map domain errors, HTTP errors, validation errors and crashes to `{"detail": "..."}`."""
+
+    @app.exception_handler(DomainError)
+    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+        status = status_for(exc)
+        headers = {"WWW-Authenticate": "Cookie"} if status == 401 else None
+        return JSONResponse({"detail": exc.message}, status_code=status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": describe_validation_error(exc)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else "The request failed."
+        return JSONResponse(
+            {"detail": detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None)
+        )
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> JSONResponse:
+        # Log the type only: an exception message could quote a request body.
+        log.error("unhandled_error", extra={"fields": {"error_type": type(exc).__name__}})
+        return JSONResponse(
+            {"detail": "Something went wrong on the server. Please try again."}, status_code=500
+        )

@@ -1,0 +1,65 @@
+"""Users and password checks (argon2id)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from backend.errors import BadRequest
+from backend.models import User
+
+MAX_USERNAME = 64
+
+
+@dataclass
+class Passwords:
+    """Hashes and verifies passwords; tests swap in a cheap hasher, production keeps the default."""
+
+    hasher: PasswordHasher = field(default_factory=PasswordHasher)
+    _dummy_hash: str | None = None
+
+    def hash(self, password: str) -> str:
+        return self.hasher.hash(password)
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def burn(self, password: str) -> None:
+        """Spend the same time as a real check, so an unknown username is not revealed by timing."""
+        if self._dummy_hash is None:
+            self._dummy_hash = self.hasher.hash("not a real password")
+        self.verify(self._dummy_hash, password)
+
+
+def create_user(db: Session, *, username: str, password: str, passwords: Passwords) -> User:
+    if not username or len(username) > MAX_USERNAME:
+        raise BadRequest(f"A username has 1 to {MAX_USERNAME} characters.")
+    user = User(username=username, password_hash=passwords.hash(password))
+    db.add(user)
+    db.commit()
+    return user
+
+
+def get_by_username(db: Session, *, username: str) -> User | None:
+    return db.scalar(select(User).where(User.username == username))
+
+
+def authenticate(db: Session, *, username: str, password: str, passwords: Passwords) -> User | None:
+    """The user when the credentials match, else None (same cost either way)."""
+    user = get_by_username(db, username=username)
+    if user is None:
+        passwords.burn(password)
+        return None
+    if not passwords.verify(user.password_hash, password):
+        return None
+    if passwords.hasher.check_needs_rehash(user.password_hash):
+        user.password_hash = passwords.hash(password)
+        db.commit()
+    return user
