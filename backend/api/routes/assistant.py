@@ -1,5 +1,157 @@
-"""Placeholder for the assistant router (SPEC §4-5); the assistant engineer's module replaces it."""
+"""The assistant API (SPEC §4-5): turns, stored conversations, and tools over HTTP."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, HTTPException
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from ambient.pointer import HEADER_NAME
+from backend.api.deps import CurrentUser, SessionDep, SettingsDep
+from backend.assistant import ingress, registry, turns
+from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
+from backend.errors import NotFound, error_responses
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
+
+KEY_SESSION_HEADER = "X-Key-Session"
+MAX_MESSAGE_CHARS = 20_000
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
+
+
+class TurnIn(_Camel):
+    conversation_id: uuid.UUID = Field(description="Client-made UUID of the conversation.")
+    workspace_id: str = Field(min_length=1, max_length=64, description="The workspace slug.")
+    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+
+
+class ToolCallOut(BaseModel):
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+
+
+class TurnOut(_Camel):
+    conversation_id: str
+    reply: str
+    tool_calls: list[ToolCallOut]
+
+
+class MessageOut(_Camel):
+    role: str
+    content: str
+    tool_calls: list[ToolCallOut] = Field(
+        description="Tool calls with result summaries: no note text is stored."
+    )
+    created_at: datetime
+
+
+class ConversationOut(_Camel):
+    conversation_id: str
+    workspace_id: str
+    messages: list[MessageOut]
+
+
+@router.post(
+    "/turns",
+    response_model=TurnOut,
+    summary="Send a message to the assistant",
+    responses=error_responses(401, 403, 404, 422),
+)
+def post_turn(
+    body: TurnIn,
+    user: CurrentUser,
+    db: SessionDep,
+    settings: SettingsDep,
+    key_session: Annotated[
+        str | None,
+        Header(alias=KEY_SESSION_HEADER, description="The workspace's key session id."),
+    ] = None,
+    ambient_note: Annotated[
+        str | None,
+        Header(
+            alias=HEADER_NAME,
+            description="The ambient pointer: unpadded base64url JSON, at most 2,048 bytes. "
+            "A bad value is treated as absent.",
+        ),
+    ] = None,
+) -> TurnOut:
+    result = turns.handle_turn(
+        db,
+        user_id=user.id,
+        conversation_id=str(body.conversation_id),
+        workspace_id=body.workspace_id,
+        message=body.message,
+        key_session_id=key_session,
+        ambient_header=ambient_note,
+        agent=turns.make_agent(settings),
+    )
+    return TurnOut(
+        conversation_id=result.conversation_id,
+        reply=result.reply,
+        tool_calls=[ToolCallOut(**c) for c in result.tool_calls],
+    )
+
+
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    summary="A stored conversation, for its owner",
+    responses=error_responses(401, 404),
+)
+def get_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) -> ConversationOut:
+    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    messages = [
+        MessageOut(
+            role=m.role,
+            content=m.content,
+            tool_calls=[ToolCallOut(**c) for c in _well_formed(ingress.message_tool_calls(m))],
+            created_at=m.created_at,
+        )
+        for m in ingress.list_messages(db, conversation_id=conv.id)
+    ]
+    return ConversationOut(
+        conversation_id=conv.id, workspace_id=conv.workspace_id, messages=messages
+    )
+
+
+@router.post(
+    "/conversations/{conversation_id}/tools/{name}",
+    summary="Call a tool with this conversation's delivery authority (owner only)",
+    responses=error_responses(401, 404, 422),
+)
+def call_tool(
+    conversation_id: str,
+    name: str,
+    user: CurrentUser,
+    db: SessionDep,
+    arguments: Annotated[dict[str, Any] | None, Body()] = None,
+) -> dict[str, Any]:
+    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    if name not in registry.SPECS:
+        raise NotFound("There is no tool with that name.")
+    ctx = ToolContext(db=db, conversation_id=conv.id, user_id=user.id)
+    try:
+        return registry.call_tool(ctx, name, arguments or {})
+    except UnknownTool:
+        raise NotFound("There is no tool with that name.") from None
+    except ToolArgumentError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
+
+
+def _well_formed(calls: list) -> list[dict]:
+    return [
+        c
+        for c in calls
+        if isinstance(c, dict)
+        and isinstance(c.get("tool"), str)
+        and isinstance(c.get("arguments"), dict)
+        and isinstance(c.get("result"), dict)
+    ]

@@ -1,0 +1,242 @@
+"""The agent's tools (SPEC §5): each call re-reads the delivery row and acts with its authority."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ambient import pointer as codec
+from ambient.paths import PathError, check_path
+from backend.db import utcnow
+from backend.errors import BadPath, NotFound
+from backend.models import AgentDeliveryCredential
+from backend.services import documents, key_sessions, workspaces
+
+log = logging.getLogger("ambient.assistant.tools")
+
+CAVEAT = (
+    "The saved copy is behind what the user has on screen — their most recent keystrokes may "
+    "be missing from the text above."
+)
+DEFAULT_MAX_BYTES = 65_536
+MAX_MAX_BYTES = 262_144
+NO_POINTER_TEXT = (
+    "No note is open in the user's workspace right now, so there is no active note to read. "
+    "Ask the user which note they mean (by name), or offer to list their notes with "
+    "list_documents."
+)
+
+# Access failure reasons, shared by every document tool.
+NO_ROW = "no_delivery_row"
+EXPIRED = "expired"
+NO_KEY_SESSION = "no_key_session"
+KEY_SESSION_INVALID = "key_session_invalid"
+NOT_MEMBER = "not_member"
+MISSING_DOCUMENT = "missing_document"
+BAD_PATH = "bad_path"
+NO_POINTER = "no_pointer"
+
+_MESSAGES = {
+    NO_ROW: "I can't read this workspace: this conversation has no current access to it. "
+    "Send your message again from the workspace so the page can grant access for the turn.",
+    EXPIRED: "I can't read this workspace any more: the access granted with the last message "
+    "has expired. Send a new message to renew it.",
+    NO_KEY_SESSION: "I can't read this workspace: the turn came without a valid key session "
+    "for it. Reload the page or switch to the workspace again, then resend your message.",
+    KEY_SESSION_INVALID: "I can't read this workspace: its key session has expired or is not "
+    "valid for you. Reload the page or switch to the workspace again, then resend your message.",
+    NOT_MEMBER: "You do not have access to this workspace.",
+    MISSING_DOCUMENT: "There is no note at that path in this workspace.",
+    BAD_PATH: "That is not a valid note path: use a workspace-relative path such as "
+    "'notes/plan.md'.",
+}
+
+
+def access_failure_message(reason: str) -> str:
+    """The one plain-language text every document tool gives for an access failure."""
+    return _MESSAGES.get(reason, _MESSAGES[NO_ROW])
+
+
+class ToolArgumentError(ValueError):
+    """The arguments object does not fit the tool's schema (HTTP 422)."""
+
+
+class UnknownTool(LookupError):
+    """No tool has that name (HTTP 404)."""
+
+
+@dataclass
+class ToolContext:
+    """Who is calling, for which conversation; the authority itself is re-read on each call."""
+
+    db: Session
+    conversation_id: str
+    user_id: int
+    now: Callable[[], datetime] = utcnow
+
+
+@dataclass(frozen=True)
+class _Authority:
+    workspace_id: str
+    ambient_path: str | None
+    ambient_view: str | None
+    ambient_meta: str | None
+
+
+def _failure(reason: str, **extra: Any) -> dict:
+    return {"ok": False, "reason": reason, "text": access_failure_message(reason), **extra}
+
+
+def _authorize(ctx: ToolContext) -> _Authority | dict:
+    """Re-read the delivery row (never cached) and check everything it stands for."""
+    now = ctx.now()
+    row = ctx.db.execute(
+        select(
+            AgentDeliveryCredential.user_id,
+            AgentDeliveryCredential.workspace_id,
+            AgentDeliveryCredential.key_session_id,
+            AgentDeliveryCredential.expires_at,
+            AgentDeliveryCredential.ambient_path,
+            AgentDeliveryCredential.ambient_view,
+            AgentDeliveryCredential.ambient_meta,
+        ).where(AgentDeliveryCredential.conversation_id == ctx.conversation_id)
+    ).first()
+    if row is None or row.user_id != ctx.user_id:
+        return _failure(NO_ROW)
+    if row.expires_at <= now:
+        return _failure(EXPIRED)
+    if row.key_session_id is None:
+        return _failure(NO_KEY_SESSION)
+    key = key_sessions.get_valid(
+        ctx.db,
+        key_session_id=row.key_session_id,
+        user_id=row.user_id,
+        workspace_id=row.workspace_id,
+        now=now,
+    )
+    if key is None:
+        return _failure(KEY_SESSION_INVALID)
+    if not workspaces.is_member(ctx.db, user_id=row.user_id, workspace_id=row.workspace_id):
+        return _failure(NOT_MEMBER)
+    return _Authority(row.workspace_id, row.ambient_path, row.ambient_view, row.ambient_meta)
+
+
+def clamp_max_bytes(value: int | None) -> int:
+    """maxBytes: default 65,536, clamped to [1, 262,144]."""
+    if value is None:
+        return DEFAULT_MAX_BYTES
+    return max(1, min(MAX_MAX_BYTES, value))
+
+
+def cut_utf8(data: bytes, limit: int) -> bytes:
+    """At most `limit` bytes of UTF-8 `data`, never ending inside a character."""
+    if len(data) <= limit:
+        return data
+    end = limit
+    while end > 0 and (data[end] & 0xC0) == 0x80:  # data[end] continues a character
+        end -= 1
+    return data[:end]
+
+
+def _read(ctx: ToolContext, auth: _Authority, path: object, max_bytes: int) -> dict:
+    """Fetch a saved note through the same checks for both document tools."""
+    try:
+        path = check_path(path)
+        doc = documents.get_document(ctx.db, workspace_id=auth.workspace_id, path=path)
+    except (PathError, BadPath):
+        return _failure(BAD_PATH)
+    except NotFound:
+        return _failure(MISSING_DOCUMENT)
+    data = doc.content.encode("utf-8")
+    chunk = cut_utf8(data, max_bytes)
+    partial = len(chunk) < len(data)
+    return {
+        "ok": True,
+        "path": doc.path,
+        "content": chunk.decode("utf-8"),
+        "bytes": len(data),
+        "revision": doc.revision,
+        "partial": partial,
+        "stale": False,
+        "caveat": None,
+        "_sha256": codec.sha256_prefix(data),
+    }
+
+
+def _frame(result: dict, heading: str) -> dict:
+    result = dict(result)
+    result.pop("_sha256", None)
+    size = f"{result['bytes']:,} bytes"
+    if result["partial"]:
+        shown = len(result["content"].encode("utf-8"))
+        size = f"partial: the first {shown:,} of {result['bytes']:,} bytes"
+    text = f"{heading} {result['path']} ({size}, saved copy):\n\n{result['content']}"
+    if result["stale"]:
+        text = f"{text}\n\n{CAVEAT}"
+    result["text"] = text
+    return result
+
+
+def list_documents(ctx: ToolContext) -> dict:
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    docs = documents.list_documents(ctx.db, workspace_id=auth.workspace_id)
+    listing = [
+        {
+            "path": d.path,
+            "bytes": d.bytes,
+            "revision": d.revision,
+            "updatedAt": d.updated_at.isoformat().replace("+00:00", "Z"),
+        }
+        for d in docs
+    ]
+    if listing:
+        lines = "\n".join(f"- {d['path']} ({d['bytes']:,} bytes)" for d in listing)
+        text = f"Notes in workspace {auth.workspace_id} ({len(listing)}):\n{lines}"
+    else:
+        text = f"Workspace {auth.workspace_id} has no notes yet."
+    return {"ok": True, "workspaceId": auth.workspace_id, "documents": listing, "text": text}
+
+
+def read_document(ctx: ToolContext, path: str, max_bytes: int | None = None) -> dict:
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    result = _read(ctx, auth, path, clamp_max_bytes(max_bytes))
+    return _frame(result, "Note") if result["ok"] else result
+
+
+def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    try:
+        pointer = codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
+    except codec.PointerError:
+        return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+    result = _read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
+    if not result["ok"]:
+        return result
+    if not result["partial"]:
+        # Only a complete copy can be compared with what the page measured.
+        fresh = (
+            result["bytes"] == pointer.bytes
+            and result["_sha256"] == pointer.sha256
+            and pointer.flushed
+        )
+        result["stale"] = not fresh
+        result["caveat"] = None if fresh else CAVEAT
+    result["view"] = pointer.view
+    result["selection"] = (
+        {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
+        if pointer.selection
+        else None
+    )
+    return _frame(result, "The note open on the user's screen is")
