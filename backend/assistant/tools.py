@@ -217,9 +217,15 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
     auth = _authorize(ctx)
     if isinstance(auth, dict):
         return auth
+    if auth.ambient_path is None:
+        return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+    try:
+        check_path(auth.ambient_path)
+    except PathError:
+        return _failure(BAD_PATH)  # the same failure read_document gives for that path
     try:
         pointer = codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
-    except codec.PointerError:
+    except codec.PointerError:  # unreadable metadata: as good as no pointer
         return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
     result = _read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
     if not result["ok"]:
