@@ -1,0 +1,130 @@
+"""Sign-in, sign-out and the session cookie."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from conftest import PASSWORDS, seed_world, sign_in
+from fastapi.testclient import TestClient
+from sqlalchemy import select, update
+
+from backend.api.deps import SESSION_COOKIE
+from backend.models import UserSession
+from backend.services.sessions import token_id
+
+
+def _cookie_header(response) -> str:
+    headers = [v for k, v in response.headers.multi_items() if k.lower() == "set-cookie"]
+    assert len(headers) == 1, headers
+    return headers[0]
+
+
+def test_sign_in_sets_httponly_lax_cookie_backed_by_a_row(client, db_session):
+    response = client.post("/api/session", json={"username": "alice", "password": "alice-password"})
+    assert response.status_code == 200
+    assert response.json() == {"username": "alice"}
+    cookie = _cookie_header(response)
+    assert cookie.startswith(f"{SESSION_COOKIE}=")
+    assert "HttpOnly" in cookie
+    assert "samesite=lax" in cookie.lower()
+    assert "Secure" not in cookie  # plain http test server
+    token = client.cookies[SESSION_COOKIE]
+    row = db_session.scalar(select(UserSession).where(UserSession.id == token_id(token)))
+    assert row is not None
+    # The raw token is never stored.
+    assert db_session.scalar(select(UserSession).where(UserSession.id == token)) is None
+    assert client.get("/api/session").json() == {"username": "alice"}
+
+
+def test_cookie_is_secure_over_https(app):
+    https = TestClient(app, base_url="https://testserver")
+    assert "Secure" in _cookie_header(
+        https.post("/api/session", json={"username": "bob", "password": "bob-password"})
+    )
+
+
+def test_cookie_is_secure_behind_a_tls_proxy(client):
+    response = client.post(
+        "/api/session",
+        json={"username": "bob", "password": "bob-password"},
+        headers={"X-Forwarded-Proto": "https"},
+    )
+    assert "Secure" in _cookie_header(response)
+
+
+def test_cookie_secure_setting_forces_it(app_factory):
+    app = app_factory(cookie_secure=True)
+    seed_world(app)
+    response = TestClient(app).post(
+        "/api/session", json={"username": "alice", "password": "alice-password"}
+    )
+    assert "Secure" in _cookie_header(response)
+
+
+def test_wrong_password_and_unknown_user_get_the_same_401(client):
+    wrong = client.post("/api/session", json={"username": "alice", "password": "nope"})
+    unknown = client.post("/api/session", json={"username": "mallory", "password": "nope"})
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.json() == unknown.json()
+    assert isinstance(wrong.json()["detail"], str)
+    assert SESSION_COOKIE not in client.cookies
+
+
+def test_sign_in_body_errors_are_plain_json(client):
+    for body in ({}, {"username": "alice"}, {"username": "", "password": "x"},
+                 {"username": "a" * 65, "password": "x"}, {"username": 5, "password": []}):
+        response = client.post("/api/session", json=body)
+        assert response.status_code == 422, body
+        assert isinstance(response.json()["detail"], str)
+    response = client.post(
+        "/api/session", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert isinstance(response.json()["detail"], str)
+
+
+def test_sign_out_deletes_the_row_and_clears_the_cookie(alice_client, db_session):
+    token = alice_client.cookies[SESSION_COOKIE]
+    response = alice_client.delete("/api/session")
+    assert response.status_code == 204
+    cleared = _cookie_header(response)
+    assert cleared.startswith(f'{SESSION_COOKIE}=""') or "Max-Age=0" in cleared
+    assert db_session.get(UserSession, token_id(token)) is None
+    assert alice_client.get("/api/session").status_code == 401
+    # The old token is dead even if a client keeps sending it.
+    replay = TestClient(alice_client.app, cookies={SESSION_COOKIE: token})
+    assert replay.get("/api/workspaces").status_code == 401
+
+
+def test_sign_out_without_a_session_is_401(client):
+    assert client.delete("/api/session").status_code == 401
+
+
+def test_signing_in_again_replaces_the_old_session(alice_client, db_session):
+    old = alice_client.cookies[SESSION_COOKIE]
+    sign_in(alice_client, "alice")
+    assert alice_client.cookies[SESSION_COOKIE] != old
+    assert db_session.get(UserSession, token_id(old)) is None
+
+
+def test_expired_session_is_401(alice_client, db_session):
+    db_session.execute(
+        update(UserSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    )
+    db_session.commit()
+    response = alice_client.get("/api/workspaces")
+    assert response.status_code == 401
+    assert "sign in" in response.json()["detail"].lower()
+
+
+def test_garbage_cookie_is_401(app):
+    client = TestClient(app)
+    for value in (b"", b"x", b"a" * 5000, "\u00e9t\u00e9".encode(), b"\xff\xfe", b'"quoted"'):
+        response = client.get("/api/session", headers={"Cookie": SESSION_COOKIE.encode() + b"=" + value})
+        assert response.status_code == 401, value
+
+
+def test_sessions_are_per_user(alice_client, bob_client):
+    assert alice_client.get("/api/session").json() == {"username": "alice"}
+    assert bob_client.get("/api/session").json() == {"username": "bob"}
+    assert set(PASSWORDS) == {"alice", "bob"}
