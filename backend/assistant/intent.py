@@ -103,6 +103,9 @@ _EN_TERMS = [
 _JA_TERM = re.compile(
     r"([^\s、。をがはの「」]{1,40})(?:を|が)(?:含む|含ま|言及|検索|探)|([^\s、。]{1,40})について書いた"
 )
+_PATH_TOKEN = re.compile(
+    r"[^\s\"'`「」『』（）()]+\.(?:md|markdown|txt)(?![A-Za-z0-9])", re.IGNORECASE
+)
 _PATHISH = re.compile(r"\.(?:md|markdown|txt)(?![A-Za-z0-9])", re.IGNORECASE)
 
 
@@ -129,7 +132,11 @@ def language(message: str) -> str:
 
 
 def is_deictic(message: str) -> bool:
-    """Does the message point at the note on screen ("this note", "it", このノート, これ ...)?"""
+    """Does the message point at the note on screen ("this note", "it", このノート, これ ...)?
+
+    File names are left out first, so "summarise notes-here.md" names a note, not "here".
+    """
+    message = _PATH_TOKEN.sub(" ", message)
     return bool(_EN_DEIXIS.search(message) or _JA_DEIXIS.search(message))
 
 

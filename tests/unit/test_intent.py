@@ -108,3 +108,9 @@ def test_mentions_path():
     assert it.mentions_path("summarise notes/plan.md")
     assert it.mentions_path("議事録.mdを要約して")
     assert not it.mentions_path("summarise this")
+
+
+def test_file_names_are_not_deixis():
+    assert not it.is_deictic("summarise nothing-here.md")
+    assert not it.is_deictic("summarise this-week.md")
+    assert it.is_deictic("summarise this")
