@@ -1,11 +1,13 @@
 // The one JS module that owns CodeMirror 6. Python reaches it through a narrow API and never
 // on a keystroke: the editor calls back only when a clean document first becomes dirty.
-import { EditorState } from "@codemirror/state";
+import { Annotation, EditorState } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown } from "@codemirror/lang-markdown";
 
 const encoder = new TextEncoder();
+// Marks a whole-document swap made by the app (take theirs), which is not a user edit.
+const loaded = Annotation.define();
 
 /** Mount an editor in `parent`. `onDirty()` fires once per clean→dirty transition. */
 export function create(parent, text, label, onDirty) {
@@ -22,6 +24,7 @@ export function create(parent, text, label, onDirty) {
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
+          if (update.transactions.some((tr) => tr.annotation(loaded))) return;
           changes += 1;
           if (!notified) {
             notified = true;
@@ -57,9 +60,13 @@ export function replace(view, from, to, insert) {
   view.dispatch({ changes: { from, to, insert } });
 }
 
-/** Swap the whole document (another note, or "take theirs" after a conflict). */
+/** Swap the whole document ("take theirs" after a conflict): one undoable step that is not
+ * counted as an edit, so it neither marks the note dirty nor triggers a save. */
 export function load(view, value) {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: value } });
+  view.dispatch({
+    changes: { from: 0, to: view.state.doc.length, insert: value },
+    annotations: loaded.of(true),
+  });
 }
 
 /** Byte length and SHA-256 hex of the live document, computed without crossing into Python. */
@@ -72,5 +79,15 @@ export async function digest(view) {
 }
 
 export const focus = (view) => view.focus();
+
+/** Ctrl+Alt+Arrow anywhere in the page → `callback(key)`; other keys never reach Python. */
+export function onFrameKeys(callback) {
+  document.addEventListener("keydown", (event) => {
+    if (!event.ctrlKey || !event.altKey || event.shiftKey || event.metaKey) return;
+    if (!["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(event.key)) return;
+    event.preventDefault();
+    callback(event.key);
+  });
+}
 export const destroy = (view) => view.destroy();
 export { keymap };

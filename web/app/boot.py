@@ -1,8 +1,68 @@
 """Start-up in explicit steps; the last one raises the ready flag the tests wait for."""
 
-from js import document
+from __future__ import annotations
+
+from js import document, window
+from pyodide.ffi import create_proxy
+from pyscript.js_modules import editor
+
+from app.api import Api
+from app.api_model import describe, parse_query, popout_request
+from app.context import App, make_store
+from app.dom import guard, report, set_reporter
+from app.popout import enter_popout
+from app.shell import Shell
+
+_keep: list = []  # proxies that live as long as the page
 
 
 async def main() -> None:
-    document.getElementById("boot-status").textContent = "Ready."
+    root = document.getElementById("app")
+    try:
+        # 1. Which window is this: the main one, or a popped-out frame (from its query)?
+        request = popout_request(parse_query(str(window.location.search)))
+        # 2. The context: one API helper and one ambient store for this realm.
+        ctx = App(api=Api(), store=make_store(), window_role="popout" if request else "main",
+                  params=parse_query(str(window.location.search)))
+        window.ana_ctx = ctx  # handy in the console; nothing depends on it
+        shell = Shell(ctx, root)
+        set_reporter(shell.say)
+        # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.
+        _install_hooks(ctx)
+        # 4. The session cookie decides: straight in, or the sign-in form first.
+        enter = (lambda: enter_popout(ctx, shell, request)) if request else shell.enter
+        ctx.user = await ctx.api.session()
+        if ctx.user is None:
+            shell.show_sign_in(enter)
+        else:
+            await enter()
+    except Exception as exc:  # noqa: BLE001 - raise the flag anyway; the page says what failed
+        report(exc)
+        root.replaceChildren(_failure(describe(exc)))
+    # 5. Ready.
     document.documentElement.dataset.ready = "true"
+
+
+def _install_hooks(ctx) -> None:
+    def before_unload(event) -> None:
+        if ctx.has_unsaved():
+            event.preventDefault()
+            event.returnValue = ""  # the browser's own "leave page?" prompt
+
+    def shortcut(key) -> None:
+        if ctx.frameset is not None:
+            ctx.frameset.move_focus(-1 if key in ("ArrowLeft", "ArrowUp") else 1)
+
+    unload = create_proxy(guard(before_unload))
+    window.addEventListener("beforeunload", unload)
+    keys = create_proxy(guard(shortcut))
+    editor.onFrameKeys(keys)  # filtered in JS: Python is not called on ordinary keystrokes
+    _keep.extend([unload, keys])
+
+
+def _failure(message: str):
+    el = document.createElement("p")
+    el.className = "problem"
+    el.setAttribute("role", "alert")
+    el.textContent = f"The app could not start: {message} Reload the page to try again."
+    return el

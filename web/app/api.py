@@ -1,0 +1,125 @@
+"""Same-origin calls to the backend API (SPEC §6); failures become ApiError or OfflineError."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+
+from pyodide.http import pyfetch
+
+from app.api_model import ApiError, OfflineError, doc_url, parse_etag, workspace_url
+
+TIMEOUT = 15.0
+
+
+@dataclass
+class Reply:
+    """A finished response: status, lower-cased headers and the body text."""
+
+    status: int
+    headers: dict
+    text: str
+
+    def json(self):
+        return json.loads(self.text) if self.text else None
+
+
+class Api:
+    """The page's one fetch helper; every request is same-origin with the session cookie."""
+
+    async def call(self, method: str, url: str, *, body: str | None = None, data=None,
+                   headers: dict | None = None, timeout: float = TIMEOUT) -> Reply:
+        options: dict = {"method": method, "credentials": "same-origin", "cache": "no-store"}
+        sent = dict(headers or {})
+        if data is not None:
+            body = json.dumps(data)
+            sent["Content-Type"] = "application/json"
+        elif body is not None:
+            sent.setdefault("Content-Type", "text/markdown; charset=utf-8")
+        if body is not None:
+            options["body"] = body
+        options["headers"] = sent
+        try:
+            async with asyncio.timeout(timeout):
+                response = await pyfetch(url, **options)
+                text = await response.text()
+        except (OSError, TimeoutError) as exc:
+            raise OfflineError("offline — retrying") from exc
+        return Reply(response.status, {k.lower(): v for k, v in response.headers.items()}, text)
+
+    async def ok(self, method: str, url: str, **kwargs) -> Reply:
+        """Like `call`, but any status from 400 up raises ApiError (5xx: OfflineError)."""
+        reply = await self.call(method, url, **kwargs)
+        if reply.status >= 500:
+            raise OfflineError(f"The server had a problem ({reply.status}).")
+        if reply.status >= 400:
+            raise ApiError.from_response(reply.status, reply.text)
+        return reply
+
+    # -- session and workspaces ----------------------------------------------------------
+
+    async def session(self) -> dict | None:
+        reply = await self.call("GET", "/api/session")
+        if reply.status == 200:
+            return reply.json() or {}
+        if reply.status in (401, 403, 404):
+            return None
+        raise ApiError.from_response(reply.status, reply.text)
+
+    async def sign_in(self, username: str, password: str) -> dict:
+        reply = await self.ok("POST", "/api/session",
+                              data={"username": username, "password": password})
+        return reply.json() or {}
+
+    async def sign_out(self) -> None:
+        await self.call("DELETE", "/api/session")
+
+    async def workspaces(self) -> list[dict]:
+        return (await self.ok("GET", "/api/workspaces")).json()
+
+    async def documents(self, ws: str) -> list[dict]:
+        return (await self.ok("GET", f"{workspace_url(ws)}/documents")).json()
+
+    # -- documents -----------------------------------------------------------------------
+
+    async def read(self, ws: str, path: str) -> tuple[str, str | None]:
+        """The note's text and revision."""
+        reply = await self.ok("GET", doc_url(ws, path))
+        return reply.text, parse_etag(reply.headers.get("etag"))
+
+    async def write(self, ws: str, path: str, text: str, *, if_match: str | None = None,
+                    create_only: bool = False) -> Reply:
+        """PUT the raw text; the caller reads 409/412 itself (conflicts are not errors)."""
+        headers = {}
+        if if_match:
+            headers["If-Match"] = f'"{if_match}"'
+        if create_only:
+            headers["If-None-Match"] = "*"
+        return await self.call("PUT", doc_url(ws, path), body=text, headers=headers)
+
+    async def create(self, ws: str, path: str, text: str) -> str | None:
+        """Create a new note (never overwriting); returns its revision."""
+        reply = await self.write(ws, path, text, create_only=True)
+        if reply.status >= 500:
+            raise OfflineError(f"The server had a problem ({reply.status}).")
+        if reply.status >= 400:
+            raise ApiError.from_response(reply.status, reply.text)
+        return revision_of(reply)
+
+    async def delete(self, ws: str, path: str) -> None:
+        await self.ok("DELETE", doc_url(ws, path))
+
+    async def move(self, ws: str, path: str, to: str) -> None:
+        await self.ok("POST", doc_url(ws, path, "move"), data={"to": to})
+
+
+def revision_of(reply: Reply) -> str | None:
+    """The revision a PUT answered: the JSON `revision`, else the ETag."""
+    try:
+        data = reply.json()
+        if isinstance(data, dict) and data.get("revision") is not None:
+            return str(data["revision"])
+    except ValueError:
+        pass
+    return parse_etag(reply.headers.get("etag"))

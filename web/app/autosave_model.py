@@ -1,0 +1,183 @@
+"""Debounced autosave with If-Match, conflict detection and offline retry (pure: asyncio only).
+
+The editor is the one source of the text: the saver reads it (`read`) only when it saves,
+and tells the editor what it saved (`mark_saved`) so the next edit calls `changed()` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from app.api_model import OfflineError, describe
+
+SAVED, PENDING, SAVING, OFFLINE, CONFLICT, ERROR = (
+    "saved", "pending", "saving", "offline", "conflict", "error",
+)
+
+
+@dataclass
+class PutResult:
+    """What a PUT came to: "ok" with the new revision, "conflict" (409/412) or "error"."""
+
+    status: str
+    revision: str | None = None
+    message: str = ""
+
+
+class Autosaver:
+    """Saves one note: debounced after the first edit, again while edits keep arriving."""
+
+    def __init__(
+        self,
+        *,
+        revision: str | None,
+        read: Callable[[], tuple[int, str]],
+        mark_saved: Callable[[int], bool],
+        put: Callable[[str, str | None], Awaitable[PutResult]],
+        latest: Callable[[], Awaitable[tuple[str | None, str | None]]],
+        on_state: Callable[[str, str], None],
+        delay: float = 0.6,
+        backoff: tuple[float, ...] = (0.5, 1.0, 2.0, 3.0, 5.0),
+    ) -> None:
+        self.revision = revision
+        self.state = SAVED
+        self.detail = ""
+        self.theirs: tuple[str | None, str | None] | None = None
+        self._read, self._mark_saved = read, mark_saved
+        self._put, self._latest, self._on_state = put, latest, on_state
+        self.delay, self.backoff = delay, backoff
+        self._timer: asyncio.Task | None = None
+        self._task: asyncio.Task | None = None
+        self._wake = asyncio.Event()
+
+    @property
+    def dirty(self) -> bool:
+        return self.state != SAVED
+
+    def changed(self) -> None:
+        """The editor went from clean to dirty: save after `delay` unless more is pending."""
+        if self.state in (CONFLICT, ERROR):
+            return
+        if not self._running():
+            self._set(PENDING)
+        if self._timer:
+            self._timer.cancel()
+        self._timer = asyncio.ensure_future(self._after(self.delay))
+
+    async def flush(self) -> bool:
+        """Save whatever is pending now; True once everything is saved, False if it can't be."""
+        if self.state in (CONFLICT, ERROR):
+            return False
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+            self._kick()
+        if self._running():
+            self._wake.set()  # skip a backoff or debounce pause: the caller is waiting
+            await asyncio.shield(self._task)
+        return self.state == SAVED
+
+    def retry(self) -> None:
+        """Try again now (after an error, or to cut an offline pause short)."""
+        if self.state == ERROR:
+            self._set(PENDING)
+        self._wake.set()
+        self._kick()
+
+    def keep_mine(self) -> None:
+        """Conflict: write the editor's text over the server's latest revision."""
+        if self.state != CONFLICT or self.theirs is None:
+            return
+        self.revision = self.theirs[1]
+        self.theirs = None
+        self._set(PENDING)
+        self._kick()
+
+    def accept(self, revision: str | None, seen: int) -> None:
+        """The text read at change count `seen` is now saved as `revision` (take theirs, copy)."""
+        self.revision, self.theirs = revision, None
+        if self._mark_saved(seen):
+            self._set(PENDING)
+            self._kick()
+        else:
+            self._set(SAVED)
+
+    def detach(self, seen: int, text: str, on_state: Callable[[str, str], None]) -> None:
+        """The editor is going away: finish saving this last text on its own, right now."""
+        self._read = lambda: (seen, text)
+        self._mark_saved = lambda _seen: False
+        self._on_state = on_state
+        if self._timer:
+            self._timer.cancel()
+            self._timer = None
+        if self.state in (PENDING, OFFLINE):
+            self._kick()
+
+    def cancel(self) -> None:
+        """Stop saving for good (the note was deleted on purpose)."""
+        for task in (self._timer, self._task):
+            if task is not None:
+                task.cancel()
+        self._timer = self._task = None
+        self.state = SAVED
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def _set(self, state: str, detail: str = "") -> None:
+        self.state, self.detail = state, detail
+        self._on_state(state, detail)
+
+    async def _after(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timer = None
+        self._kick()
+
+    def _kick(self) -> None:
+        if not self._running():
+            self._task = asyncio.ensure_future(self._loop())
+
+    async def _pause(self, seconds: float) -> None:
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    async def _loop(self) -> None:
+        attempt = 0
+        while True:
+            seen, text = self._read()
+            self._set(SAVING)
+            try:
+                result = await self._put(text, self.revision)
+                if result.status == "conflict":
+                    theirs = await self._latest()
+                    if theirs[0] == text:  # our own earlier write landed after all
+                        result = PutResult("ok", theirs[1])
+                    else:
+                        self.theirs = theirs
+                        self._set(CONFLICT, "Someone else saved this note meanwhile.")
+                        return
+            except OfflineError as exc:
+                self._set(OFFLINE, str(exc) or "offline — retrying")
+                await self._pause(self.backoff[min(attempt, len(self.backoff) - 1)])
+                attempt += 1
+                continue
+            except Exception as exc:  # noqa: BLE001 - e.g. a 403 on re-reading: stop, say so
+                self._set(ERROR, describe(exc))
+                return
+            if result.status != "ok":
+                self._set(ERROR, result.message or "The note could not be saved.")
+                return
+            attempt = 0
+            self.revision = result.revision
+            if not self._mark_saved(seen):
+                self._set(SAVED)
+                return
+            self._set(PENDING)  # more edits arrived while saving: save them after a pause
+            await self._pause(self.delay)

@@ -1,0 +1,87 @@
+"""The app context (`ctx`) every frame and the assistant see: api, store, workspace, role."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from ambient.store import AmbientStore
+
+
+def make_store() -> AmbientStore:
+    """One store per window (realm): a pop-out's notes never reach the main window's store."""
+    return AmbientStore()
+
+
+class App:
+    """One per window (realm). Frames reach the backend, the store and each other through it."""
+
+    def __init__(self, *, api, store, window_role: str, params: dict[str, str]) -> None:
+        self.api = api
+        self.store = store
+        self.window_role = window_role  # "main" or "popout"
+        self.params = params  # the window's query: a pop-out reads its frame from it
+        self.workspace_id: str | None = None
+        self.workspaces: list[dict] = []
+        self.user: dict | None = None
+        self.frameset = None  # set by the shell once signed in
+        self._workspace_callbacks: list[Callable] = []
+        self._documents_callbacks: list[Callable] = []
+        self._status: Callable[[str], None] = lambda message: None
+        self.background_savers: set = set()  # saves still finishing for closed frames
+
+    # -- registration --------------------------------------------------------------------
+
+    def on_workspace_change(self, callback: Callable) -> Callable[[], None]:
+        """`callback(workspace_id)` after each switch (None on sign-out); returns an unsubscribe."""
+        self._workspace_callbacks.append(callback)
+        return lambda: self._workspace_callbacks.remove(callback)
+
+    def on_documents_change(self, callback: Callable) -> Callable[[], None]:
+        """`callback()` after a note was created, renamed, deleted or saved as a copy."""
+        self._documents_callbacks.append(callback)
+        return lambda: self._documents_callbacks.remove(callback)
+
+    def set_status_sink(self, sink: Callable[[str], None]) -> None:
+        self._status = sink
+
+    def say(self, message: str) -> None:
+        """Tell the user something (the shell's alert line)."""
+        self._status(message)
+
+    # -- notifications -------------------------------------------------------------------
+
+    def workspace_changed(self) -> None:
+        for callback in list(self._workspace_callbacks):
+            callback(self.workspace_id)
+
+    def documents_changed(self) -> None:
+        for callback in list(self._documents_callbacks):
+            callback()
+
+    # -- saving --------------------------------------------------------------------------
+
+    def has_unsaved(self) -> bool:
+        frames = self.frameset.frames() if self.frameset else []
+        return any(frame.unsaved() for frame in frames) or any(
+            saver.dirty for saver in self.background_savers
+        )
+
+    async def flush_all(self, timeout: float | None = None) -> bool:
+        """Save everything pending in this window; True when all of it is saved."""
+        frames = self.frameset.frames() if self.frameset else []
+        jobs = [frame.flush() for frame in frames]
+        jobs += [saver.flush() for saver in list(self.background_savers)]
+        if not jobs:
+            return True
+        try:
+            results = await asyncio.wait_for(asyncio.gather(*jobs), timeout)
+        except TimeoutError:
+            return False
+        return all(results)
+
+    # -- navigation (the frameset does the work) ---------------------------------------
+
+    async def open_note(self, path: str, *, new_frame: bool = False) -> None:
+        if self.frameset:
+            await self.frameset.open_note(path, new_frame=new_frame)

@@ -1,0 +1,77 @@
+"""The Files frame: the workspace's documents as a table; a path opens like a note link."""
+
+from __future__ import annotations
+
+from app.api_model import describe, human_size, short_time
+from app.dom import h, spawn
+from app.frame import Frame
+
+
+class FilesFrame(Frame):
+    """Lists path, size and last update; refreshes on workspace and document changes."""
+
+    kind = "files"
+    title = "Files"
+
+    def __init__(self, frameset, frame_id: str) -> None:
+        super().__init__(frameset, frame_id)
+        refresh = h("button", {"type": "button", "class": "small"}, "Refresh")
+        self.listeners.on(refresh, "click", lambda event: self.load())
+        self.summary = h("p", {"class": "files-summary", "role": "status"})
+        self.table_host = h("div", {"class": "files-table"})
+        self.body.append(h("div", {"class": "files-bar"}, self.summary, refresh), self.table_host)
+        self.listeners.on(self.table_host, "click", self._on_click)
+        self._unsubscribe = [
+            self.ctx.on_workspace_change(lambda ws: spawn(self.load())),
+            self.ctx.on_documents_change(lambda: spawn(self.load())),
+        ]
+
+    async def mount(self) -> None:
+        await self.load()
+
+    async def load(self) -> None:
+        ws = self.ctx.workspace_id
+        if not ws:
+            self.summary.textContent = "No workspace."
+            self.table_host.replaceChildren()
+            return
+        self.summary.textContent = "Loading…"
+        try:
+            docs = await self.ctx.api.documents(ws)
+        except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
+            self.summary.textContent = f"Could not list the documents: {describe(exc)}"
+            return
+        if ws != self.ctx.workspace_id:
+            return
+        self.set_title(f"Files — {ws}")
+        self.summary.textContent = f"{len(docs)} documents in {ws}"
+        rows = []
+        for doc in sorted(docs, key=lambda d: d["path"].casefold()):
+            path = doc["path"]
+            rows.append(h(
+                "tr", {},
+                h("th", {"scope": "row"},
+                  h("button", {"type": "button", "class": "link", "data-testid": "file-link",
+                               "data-path": path, "text": path})),
+                h("td", {"class": "num", "text": human_size(int(doc.get("bytes", 0)))}),
+                h("td", {}, h("time", {"datetime": doc.get("updatedAt", ""),
+                                       "text": short_time(str(doc.get("updatedAt", "")))})),
+            ))
+        self.table_host.replaceChildren(h(
+            "table", {},
+            h("caption", {"class": "visually-hidden", "text": f"Documents in {ws}"}),
+            h("thead", {}, h("tr", {}, h("th", {"scope": "col", "text": "Path"}),
+                             h("th", {"scope": "col", "text": "Size"}),
+                             h("th", {"scope": "col", "text": "Updated (UTC)"}))),
+            h("tbody", {}, *rows),
+        ))
+
+    def _on_click(self, event):
+        button = event.target.closest("[data-testid=file-link]")
+        if button:
+            return self.ctx.open_note(button.dataset.path)
+
+    def destroy(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        super().destroy()

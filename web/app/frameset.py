@@ -1,0 +1,150 @@
+"""The frameset: frames side by side, which one is active, opening, closing and popping out."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from js import window
+
+from app.api_model import popout_url
+from app.assistant_frame import AssistantFrame
+from app.dom import h
+from app.files import FilesFrame
+from app.inbox import InboxFrame
+
+KINDS = {"inbox": InboxFrame, "assistant": AssistantFrame, "files": FilesFrame}
+POPOUT_FLUSH_SECONDS = 5.0
+
+
+def new_frame_id() -> str:
+    # Random, not a counter: a popped-out frame keeps its id in a realm of its own.
+    return "f-" + secrets.token_hex(4)
+
+
+class Frameset:
+    """Owns the frames of one window and tells the ambient store about activation."""
+
+    def __init__(self, ctx, container) -> None:
+        self.ctx = ctx
+        self.el = container
+        self._frames: list = []
+        self._inbox_order: list[str] = []  # Inbox frame ids, most recently activated last
+        self.active = None
+
+    def frames(self) -> list:
+        return list(self._frames)
+
+    # -- opening and activating --------------------------------------------------------------
+
+    async def open(self, kind: str, *, frame_id: str | None = None):
+        frame = KINDS[kind](self, frame_id or new_frame_id())
+        self._frames.append(frame)
+        self.el.append(frame.el)
+        self._update_empty()
+        self.activate(frame)  # opening a frame activates it (SPEC §2)
+        await frame.mount()
+        return frame
+
+    def activate(self, frame) -> None:
+        if frame not in self._frames:
+            return
+        if self.active is not frame:
+            if self.active is not None:
+                self.active.el.dataset.active = "false"
+            frame.el.dataset.active = "true"
+            self.active = frame
+        if frame.kind == "inbox":
+            self._inbox_order = [f for f in self._inbox_order if f != frame.id] + [frame.id]
+        self.ctx.store.activate(frame.id, frame.kind)
+
+    def last_inbox(self):
+        """The most recently activated Inbox frame still open, or None."""
+        by_id = {frame.id: frame for frame in self._frames}
+        for frame_id in reversed(self._inbox_order):
+            if frame_id in by_id:
+                return by_id[frame_id]
+        return None
+
+    async def open_note(self, path: str, *, new_frame: bool = False, view: str | None = None):
+        """note-link: the last active Inbox frame (or a new one); note-open-frame: a new one."""
+        frame = None if new_frame else self.last_inbox()
+        if frame is None:
+            frame = await self.open("inbox")
+        else:
+            self.activate(frame)
+        if view:
+            await frame.show(path=path, view=view)
+        else:
+            await frame.show(path=path)
+        return frame
+
+    # -- closing and popping out -------------------------------------------------------------
+
+    def close(self, frame, *, refocus: bool = True) -> None:
+        """Remove the frame; an Inbox frame withdraws its runtime and finishes its saves."""
+        if frame not in self._frames:
+            return
+        index = self._frames.index(frame)
+        self._frames.remove(frame)
+        self._inbox_order = [f for f in self._inbox_order if f != frame.id]
+        frame.destroy()
+        if self.ctx.window_role == "popout" and not self._frames:
+            window.close()  # the pop-out window holds one frame; closing it closes the window
+            return
+        if self.active is frame:
+            self.active = None
+            if self._frames and refocus:
+                neighbour = self._frames[min(index, len(self._frames) - 1)]
+                neighbour.el.focus()  # focusin activates it
+        self._update_empty()
+
+    async def popout(self, frame) -> None:
+        """Flush, open the frame's own window, then let the frame leave this one."""
+        if frame not in self._frames:
+            return
+        try:
+            saved = await asyncio.wait_for(frame.flush(), POPOUT_FLUSH_SECONDS)
+        except TimeoutError:
+            saved = False
+        if not saved:
+            self.ctx.say("This note has changes that could not be saved yet, so it stays here "
+                         "for now. Try popping it out again once it says Saved.")
+            return
+        query = frame.popout_query()
+        ws = query.pop("ws", None) or self.ctx.workspace_id
+        url = popout_url(frame.kind, frame.id, ws, query.pop("path", ""), query.pop("view", ""),
+                         extra=query)
+        opened = window.open(url, f"ana-{frame.id}", "popup,width=720,height=760")
+        if not opened:  # JS null (jsnull) is falsy
+            self.ctx.say("The browser blocked the new window. Allow pop-ups for this page.")
+            return
+        self.close(frame)
+
+    def clear(self) -> None:
+        """Close every frame (sign-out); savers of open notes go on in the background."""
+        for frame in list(self._frames):
+            self.close(frame, refocus=False)
+
+    def close_kind(self, kind: str) -> None:
+        for frame in [f for f in self._frames if f.kind == kind]:
+            self.close(frame, refocus=False)
+
+    # -- keyboard ------------------------------------------------------------------------
+
+    def move_focus(self, step: int) -> None:
+        """Ctrl+Alt+Arrow: focus the previous/next frame (which activates it)."""
+        if not self._frames:
+            return
+        index = self._frames.index(self.active) if self.active in self._frames else -1
+        target = self._frames[(index + step) % len(self._frames)]
+        target.el.focus()
+
+    def _update_empty(self) -> None:
+        empty = self.el.querySelector(".frameset-empty")
+        if self._frames and empty:
+            empty.remove()
+        elif not self._frames and not empty:
+            self.el.append(h("p", {"class": "frameset-empty", "text":
+                                   "No frames open. Use the toolbar to open an Inbox, "
+                                   "Assistant or Files frame."}))

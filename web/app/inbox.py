@@ -1,0 +1,283 @@
+"""The Inbox frame: one note in four views over one mounted CodeMirror editor."""
+
+from __future__ import annotations
+
+from pyscript.js_modules import editor
+
+from ambient.markdown import toggle_todo
+from app.api_model import VIEWS, describe
+from app.autosave_model import CONFLICT, ERROR, OFFLINE, PENDING, SAVED, SAVING
+from app.dom import h
+from app.frame import Frame
+from app.note import NoteSession
+from app.preview_model import resolve_link
+from app.views import draw_mindmap, draw_preview, draw_todo
+
+_KEEP = object()
+VIEW_LABELS = {"edit": "Edit", "preview": "Preview", "todo": "Todo", "mindmap": "Mindmap"}
+STATE_WORDS = {SAVED: "Saved", PENDING: "Unsaved changes…", SAVING: "Saving…",
+               OFFLINE: "offline — retrying", CONFLICT: "Not saved: conflict", ERROR: "Not saved"}
+
+
+class InboxRuntime:
+    """What the ambient store holds for a shown note: ids, and live reads at call time only."""
+
+    def __init__(self, frame: InboxFrame, path: str, view: str) -> None:
+        self.frame_id, self.path, self.view = frame.id, path, view
+        self._frame = frame
+
+    async def snapshot(self) -> dict:
+        session = self._frame.session
+        if session is None:
+            raise RuntimeError("the frame no longer shows a note")
+        digest = await editor.digest(session.view)
+        selection = None
+        if self.view == "edit":
+            sel = editor.selection(session.view)
+            selection = {"anchor": int(sel.anchor), "head": int(sel.head)}
+        return {"bytes": int(digest.bytes), "sha256": str(digest.sha256), "selection": selection}
+
+    async def flush(self) -> bool:
+        return await self._frame.flush()
+
+
+class InboxFrame(Frame):
+    """`show(path=..., view=...)` is the one way to change what it shows (it republishes)."""
+
+    kind = "inbox"
+    title = "Inbox"
+
+    def __init__(self, frameset, frame_id: str) -> None:
+        super().__init__(frameset, frame_id)
+        self.path, self.view = "", "edit"
+        self.session: NoteSession | None = None
+        self._generation = 0
+        self.buttons = {}
+        for view in VIEWS:
+            button = h("button", {"type": "button", "data-testid": "view-button",
+                                  "data-view": view, "aria-pressed": "false"}, VIEW_LABELS[view])
+            self.listeners.on(button, "click", lambda event, v=view: self.show(view=v))
+            self.buttons[view] = button
+        self.status = h("p", {"class": "save-status", "role": "status",
+                              "data-testid": "save-status"})
+        self.conflict = h("div", {"class": "conflict", "role": "alert", "hidden": True,
+                                  "data-testid": "conflict"})
+        self.editor_host = h("div", {"class": "editor-host"})
+        self.render_host = h("div", {"class": "render-host", "hidden": True, "tabindex": "0"})
+        self.empty = h("div", {"class": "empty-prompt"})
+        self.toolbar = h("div", {"class": "view-switch", "role": "group",
+                                 "aria-label": "View"}, *self.buttons.values())
+        self.body.append(self.toolbar, self.status, self.conflict, self.empty, self.editor_host,
+                         self.render_host)
+        self.listeners.on(self.render_host, "change", self._on_todo_change)
+        self.listeners.on(self.render_host, "click", self._on_render_click)
+        self._refresh()
+
+    # -- the one method ----------------------------------------------------------------------
+
+    async def show(self, path=_KEEP, view=_KEEP) -> None:
+        """Switch the note and/or the view, then republish the runtime (or withdraw it)."""
+        if view is not _KEEP:
+            if view not in VIEWS:
+                raise ValueError(f"Unknown view {view!r}.")
+            self.view = view
+        if path is not _KEEP and (path or "") != self.path:
+            self._generation += 1
+            generation = self._generation
+            self._drop_note()
+            if path:
+                self.status.textContent = f"Opening {path}…"
+                self._refresh()
+                ws = self.ctx.workspace_id
+                try:
+                    text, revision = await self.ctx.api.read(ws, path)
+                except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
+                    if generation == self._generation:
+                        self._refresh(problem=f"Could not open {path}: {describe(exc)}")
+                    return
+                if generation != self._generation:
+                    return  # another note was asked for meanwhile
+                self.path = path
+                self.session = NoteSession(ctx=self.ctx, ws=ws, path=path, text=text,
+                                           revision=revision, host=self.editor_host,
+                                           on_state=self._on_save_state)
+        self._refresh()
+        self._publish()
+
+    # -- runtime -----------------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        if self.session is not None:
+            self.ctx.store.publish(InboxRuntime(self, self.path, self.view))
+
+    def _drop_note(self) -> None:
+        if self.session is not None:
+            self.ctx.store.withdraw(self.id)
+            self.session.close()
+            self.session = None
+        self.path = ""
+        self.conflict.hidden = True
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def _refresh(self, problem: str = "") -> None:
+        has_note = self.session is not None
+        self.el.dataset.path = self.path
+        self.el.dataset.view = self.view
+        self.set_title(self.path or "Inbox")
+        for view, button in self.buttons.items():
+            button.setAttribute("aria-pressed", "true" if view == self.view else "false")
+            button.disabled = not has_note
+        self.empty.hidden = has_note
+        if not has_note:
+            self.empty.replaceChildren(
+                h("p", {"role": "alert", "class": "problem", "text": problem}) if problem else "",
+                h("p", {"text": "No note open here. Pick a note from the list (or a Files frame) "
+                                "to open it in this frame."}),
+            )
+            self.editor_host.hidden = True
+            self.render_host.hidden = True
+            if problem:
+                self.status.textContent = ""
+            return
+        self.editor_host.hidden = self.view != "edit"
+        self.render_host.hidden = self.view == "edit"
+        if self.view != "edit":
+            self._draw()
+        self._on_save_state(self.session.saver.state, self.session.saver.detail)
+
+    def _draw(self) -> None:
+        """Render the current view from the editor's text, read now (never kept)."""
+        text = self.session.text()
+        if self.view == "preview":
+            draw_preview(self.render_host, text)
+        elif self.view == "todo":
+            draw_todo(self.render_host, text, self.id)
+        elif self.view == "mindmap":
+            draw_mindmap(self.render_host, text, self.path.rsplit("/", 1)[-1])
+
+    def _on_save_state(self, state: str, detail: str) -> None:
+        words = STATE_WORDS.get(state, state)
+        if state in (ERROR,) and detail:
+            words = f"Not saved: {detail}"
+        self.status.textContent = words
+        self.status.dataset.state = state
+        self.el.dataset.saveState = state
+        if state == CONFLICT:
+            self._show_conflict()
+        else:
+            self.conflict.hidden = True
+        if state == ERROR:
+            retry = h("button", {"type": "button", "class": "link"}, "Retry")
+            self.listeners.on(retry, "click", lambda event: self.session and
+                              self.session.saver.retry())
+            self.status.append(" ", retry)
+
+    def _show_conflict(self) -> None:
+        theirs = self.session.saver.theirs if self.session else None
+        gone = theirs is not None and theirs[0] is None
+        words = ("This note was deleted by someone else while you were editing it."
+                 if gone else "Someone else saved this note while you were editing it.")
+        buttons = []
+        for label, testid, action in (("Keep mine", "conflict-keep-mine", self._keep_mine),
+                                      ("Take theirs", "conflict-take-theirs", self._take_theirs),
+                                      ("Save mine as a copy", "conflict-save-copy",
+                                       self._save_copy)):
+            if gone and testid == "conflict-take-theirs":
+                continue
+            button = h("button", {"type": "button", "data-testid": testid}, label)
+            self.listeners.on(button, "click", action)
+            buttons.append(button)
+        self.conflict.replaceChildren(
+            h("p", {"text": f"{words} Your text is still here and has not been saved."}),
+            h("div", {"class": "conflict-actions"}, *buttons))
+        self.conflict.hidden = False
+
+    # -- conflict choices ----------------------------------------------------------------
+
+    def _keep_mine(self, event) -> None:
+        self.session.saver.keep_mine()
+
+    def _take_theirs(self, event) -> None:
+        self.session.take_theirs()
+        self._refresh()
+
+    async def _save_copy(self, event) -> None:
+        path = await self.session.keep_as_copy()
+        self.path = path
+        self._refresh()
+        self._publish()
+        self.ctx.documents_changed()
+        self.ctx.say(f"Your version was saved as {path}; the original keeps the other edits.")
+
+    # -- view events -----------------------------------------------------------------------
+
+    def _on_todo_change(self, event) -> None:
+        box = event.target
+        if self.session is None or box.dataset.testid != "todo-checkbox":
+            return
+        text = self.session.text()
+        try:
+            start, end, insert = toggle_todo(text, int(box.dataset.line))
+        except ValueError:
+            self._draw()  # the note changed under the list: draw it again from the editor
+            return
+        editor.replace(self.session.view, start, end, insert)  # autosave sees a normal edit
+        self._draw()
+        again = self.render_host.querySelector(f'[data-line="{box.dataset.line}"]')
+        if again:
+            again.focus()  # keep keyboard users on the box they just ticked
+
+    def _on_render_click(self, event) -> None:
+        link = event.target.closest("a[href]") if hasattr(event.target, "closest") else None
+        if not link or self.view != "preview":
+            return
+        target = resolve_link(self.path, link.getAttribute("href"))
+        if target:
+            event.preventDefault()
+            return self.show(path=target)
+
+    # -- changes made from the note list ------------------------------------------------------
+
+    async def renamed(self, path: str) -> None:
+        """The shown note was moved to `path`: keep editing it there."""
+        if self.session is None:
+            return
+        self.session.path = self.path = path
+        self._refresh()
+        self._publish()
+        _text, revision = await self.ctx.api.read(self.session.ws, path)
+        if self.session is not None and self.session.path == path and not self.unsaved():
+            self.session.saver.revision = revision
+
+    def forget_note(self, message: str) -> None:
+        """The shown note was deleted: drop it (and its unsaved edits) and say so."""
+        self._generation += 1
+        if self.session is not None:
+            self.ctx.store.withdraw(self.id)
+            self.session.discard()
+            self.session = None
+        self.path = ""
+        self._refresh(problem=message)
+
+    # -- frame protocol ------------------------------------------------------------------
+
+    def unsaved(self) -> bool:
+        return self.session is not None and self.session.saver.dirty
+
+    async def flush(self) -> bool:
+        return await self.session.saver.flush() if self.session else True
+
+    def popout_query(self) -> dict[str, str]:
+        return {"path": self.path, "view": self.view,
+                "ws": self.session.ws if self.session else (self.ctx.workspace_id or "")}
+
+    def focus_editor(self) -> None:
+        if self.session is not None and self.view == "edit":
+            editor.focus(self.session.view)
+
+    def destroy(self) -> None:
+        self._generation += 1
+        self._drop_note()
+        self.ctx.store.forget(self.id)  # gone for good: out of the activation order too
+        super().destroy()

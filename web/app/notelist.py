@@ -1,0 +1,204 @@
+"""The note list: the workspace's notes as a folder tree, with create, rename and delete."""
+
+from __future__ import annotations
+
+from app.api_model import describe
+from app.dom import h, spawn
+from app.tree_model import Folder, build_tree, clean_new_path
+
+
+class NoteList:
+    """Lives in the sidebar <nav>; reloads on workspace and document changes."""
+
+    def __init__(self, ctx, host, listeners) -> None:
+        self.ctx, self.host, self.listeners = ctx, host, listeners
+        self.collapsed: set[str] = set()
+        self.new_button = h("button", {"type": "button", "class": "small",
+                                       "data-testid": "note-new", "aria-expanded": "false"},
+                            "New note")
+        self.new_input = h("input", {"id": "new-note-path", "data-testid": "note-new-path",
+                                     "placeholder": "ideas.md or folder/ideas.md",
+                                     "autocomplete": "off", "required": True})
+        self.new_problem = h("p", {"class": "problem", "role": "alert"})
+        self.new_form = h("form", {"class": "new-note", "hidden": True},
+                          h("label", {"for": "new-note-path", "text": "Name of the new note"}),
+                          self.new_input,
+                          h("div", {"class": "row"},
+                            h("button", {"type": "submit", "data-testid": "note-create"},
+                              "Create"),
+                            h("button", {"type": "button", "class": "cancel"}, "Cancel")),
+                          self.new_problem)
+        self.status = h("p", {"class": "list-status", "role": "status"})
+        self.tree = h("div", {"class": "note-tree"})
+        host.append(h("div", {"class": "sidebar-head"}, h("h2", {"id": "notes-title"}, "Notes"),
+                          self.new_button),
+                    self.new_form, self.status, self.tree)
+        listeners.on(self.new_button, "click", self._toggle_new)
+        listeners.on(self.new_form, "submit", self._create, prevent=True)
+        listeners.on(self.new_form.querySelector(".cancel"), "click",
+                     lambda event: self._toggle_new(event, False))
+        listeners.on(self.tree, "click", self._on_click)
+        listeners.on(self.tree, "submit", self._on_submit, prevent=True)
+        listeners.on(self.tree, "toggle", self._on_toggle, capture=True)  # toggle: no bubbling
+        self._unsubscribe = [ctx.on_workspace_change(lambda ws: spawn(self.load())),
+                             ctx.on_documents_change(lambda: spawn(self.load()))]
+
+    def dispose(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+
+    # -- loading and drawing -----------------------------------------------------------------
+
+    async def load(self) -> None:
+        ws = self.ctx.workspace_id
+        if not ws:
+            self.tree.replaceChildren()
+            return
+        self.status.textContent = "Loading notes…"
+        try:
+            docs = await self.ctx.api.documents(ws)
+        except Exception as exc:  # noqa: BLE001 - shown in the list, in words
+            self.status.textContent = f"Could not list the notes: {describe(exc)}"
+            return
+        if ws != self.ctx.workspace_id:
+            return  # switched again meanwhile
+        self.status.textContent = "" if docs else "No notes yet. Create one with New note."
+        self.tree.replaceChildren(self._folder(build_tree([d["path"] for d in docs]), top=True))
+
+    def _folder(self, folder: Folder, top: bool = False):
+        items = []
+        for child in folder.folders:
+            summary = h("summary", {"class": "folder-name"}, child.name + "/")
+            details = h("details", {"data-folder": child.path,
+                                    "open": child.path not in self.collapsed},
+                        summary, self._folder(child))
+            items.append(h("li", {"class": "folder"}, details))
+        for note in folder.notes:
+            items.append(self._row(note.path, note.name))
+        attrs = {"class": "notes", "aria-labelledby": "notes-title"} if top else {"class": "notes"}
+        return h("ul", attrs, *items)
+
+    def _row(self, path: str, name: str):
+        return h(
+            "li", {"class": "note-row", "data-path": path},
+            h("button", {"type": "button", "class": "note-link", "data-testid": "note-link",
+                         "data-path": path, "title": f"Open {path}"}, name),
+            h("span", {"class": "row-actions"},
+              h("button", {"type": "button", "class": "icon", "data-testid": "note-open-frame",
+                           "data-path": path, "aria-label": f"Open {path} in a new frame",
+                           "title": "Open in a new frame"}, "⊞"),
+              h("button", {"type": "button", "class": "icon", "data-testid": "note-rename",
+                           "data-path": path, "aria-label": f"Rename {path}",
+                           "title": "Rename"}, "✎"),
+              h("button", {"type": "button", "class": "icon", "data-testid": "note-delete",
+                           "data-path": path, "aria-label": f"Delete {path}",
+                           "title": "Delete"}, "⌫")),
+        )
+
+    # -- events ----------------------------------------------------------------------------
+
+    def _on_toggle(self, event) -> None:
+        details = event.target
+        folder = details.dataset.folder if hasattr(details, "dataset") else None
+        if folder:
+            (self.collapsed.discard if details.open else self.collapsed.add)(folder)
+
+    def _on_click(self, event):
+        target = event.target.closest("button[data-testid]")
+        if not target:
+            return None
+        action, path = target.dataset.testid, target.dataset.path
+        if action == "note-link":
+            return self.ctx.open_note(path)
+        if action == "note-open-frame":
+            return self.ctx.open_note(path, new_frame=True)
+        if action == "note-rename":
+            return self._ask(target, path, rename=True)
+        if action == "note-delete":
+            return self._ask(target, path, rename=False)
+        if action == "row-cancel":
+            return spawn(self.load())
+        if action == "row-delete-confirm":
+            return self._delete(path)
+        return None
+
+    def _ask(self, button, path: str, *, rename: bool) -> None:
+        row = button.closest("li")
+        field_id = "rename-" + str(abs(hash(path)))
+        if rename:
+            field = h("input", {"id": field_id, "value": path, "data-testid": "note-rename-path",
+                                "required": True, "autocomplete": "off"})
+            form = h("form", {"class": "row-form", "data-path": path},
+                     h("label", {"for": field_id, "text": f"New name for {path}"}), field,
+                     h("div", {"class": "row"},
+                       h("button", {"type": "submit", "data-testid": "note-rename-save"}, "Rename"),
+                       h("button", {"type": "button", "data-testid": "row-cancel"}, "Cancel")),
+                     h("p", {"class": "problem", "role": "alert"}))
+            row.replaceChildren(form)
+            field.focus()
+            field.select()
+        else:
+            confirm = h("button", {"type": "button", "class": "danger", "data-path": path,
+                                   "data-testid": "row-delete-confirm"}, "Delete")
+            row.replaceChildren(h("div", {"class": "row-form", "role": "group",
+                                          "aria-label": f"Delete {path}?"},
+                                  h("p", {"text": f"Delete {path}? This cannot be undone."}),
+                                  h("div", {"class": "row"}, confirm,
+                                    h("button", {"type": "button", "data-testid": "row-cancel"},
+                                      "Cancel"))))
+            confirm.focus()
+
+    async def _on_submit(self, event) -> None:
+        form = event.target
+        old = form.dataset.path
+        problem = form.querySelector(".problem")
+        try:
+            new = clean_new_path(form.querySelector("input").value)
+            if new != old:
+                await self._rename(old, new)
+        except Exception as exc:  # noqa: BLE001 - shown in the list, in words
+            problem.textContent = describe(exc)
+            return
+        await self.load()
+
+    async def _rename(self, old: str, new: str) -> None:
+        ws = self.ctx.workspace_id
+        frames = self._frames_showing(old)
+        for frame in frames:
+            if not await frame.flush():
+                raise ValueError(f"{old} has unsaved changes; wait until it says Saved.")
+        await self.ctx.api.move(ws, old, new)
+        for frame in frames:
+            await frame.renamed(new)
+        self.ctx.documents_changed()
+
+    async def _delete(self, path: str) -> None:
+        await self.ctx.api.delete(self.ctx.workspace_id, path)
+        for frame in self._frames_showing(path):
+            frame.forget_note(f"{path} was deleted.")
+        self.ctx.documents_changed()
+
+    def _frames_showing(self, path: str) -> list:
+        frames = self.ctx.frameset.frames() if self.ctx.frameset else []
+        return [f for f in frames if f.kind == "inbox" and f.path == path]
+
+    def _toggle_new(self, event, show: bool | None = None) -> None:
+        show = self.new_form.hidden if show is None else show
+        self.new_form.hidden = not show
+        self.new_button.setAttribute("aria-expanded", "true" if show else "false")
+        self.new_problem.textContent = ""
+        if show:
+            self.new_input.focus()
+
+    async def _create(self, event) -> None:
+        try:
+            path = clean_new_path(self.new_input.value)
+            title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            await self.ctx.api.create(self.ctx.workspace_id, path, f"# {title}\n\n")
+        except Exception as exc:  # noqa: BLE001 - shown in the list, in words
+            self.new_problem.textContent = describe(exc)
+            return
+        self.new_input.value = ""
+        self._toggle_new(event, False)
+        self.ctx.documents_changed()
+        await self.ctx.open_note(path)
