@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
-from app.api_model import OfflineError  # noqa: E402
-from app.autosave_model import (  # noqa: E402
+from app.api_model import OfflineError
+from app.autosave_model import (
     CONFLICT,
     ERROR,
     OFFLINE,

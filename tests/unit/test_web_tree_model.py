@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
-from app.tree_model import build_tree, clean_new_path, copy_path  # noqa: E402
+from app.tree_model import build_tree, clean_new_path, copy_path
 
 
 def test_folders_nest_and_sort_before_notes() -> None:
