@@ -81,7 +81,7 @@ def _join(sentences: list[str], lang: str) -> str:
     out = ""
     for sentence in sentences:
         if out:
-            ended = out[-1] in ".!?。！？…"
+            ended = out[-1] in ".!?:。！？：…"
             out += ("" if ended else "、") if lang == "ja" else (" " if ended else "; ")
         out += sentence
     return out
