@@ -115,8 +115,41 @@ def describe_validation_error(exc: RequestValidationError) -> str:
     return "The request is invalid: " + "; ".join(parts) + "."
 
 
+def use_error_model_for_422(app: FastAPI) -> None:
+    """Make the OpenAPI say what the 422 handler sends: ErrorOut, not FastAPI's default list.
+
+    Routes that declare no 422 of their own get FastAPI's `HTTPValidationError`; this swaps
+    it for `ErrorOut` everywhere, so the schema stays accurate for every router.
+    """
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.setdefault("ErrorOut", ErrorOut.model_json_schema())
+        ref = "#/components/schemas/ErrorOut"
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                response = operation.get("responses", {}).get("422")
+                if response is None:
+                    continue
+                content = response.setdefault("content", {}).setdefault("application/json", {})
+                if content.get("schema", {}).get("$ref", "").endswith("/HTTPValidationError"):
+                    content["schema"] = {"$ref": ref}
+                    response["description"] = _DESCRIPTIONS[422]
+        for unused in ("HTTPValidationError", "ValidationError"):
+            components.pop(unused, None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map domain errors, HTTP errors, validation errors and crashes to `{"detail": "..."}`."""
+    use_error_model_for_422(app)
 
     @app.exception_handler(DomainError)
     async def _domain(request: Request, exc: DomainError) -> JSONResponse:
