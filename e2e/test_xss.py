@@ -1,0 +1,64 @@
+"""Script and event-handler payloads in a note (and in its path) never run, in any view."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from e2e.conftest import Server
+
+FLAG = "window.__xss"
+PAYLOAD = """# <img src=x onerror="window.__xss = 'heading'">
+
+<script>window.__xss = 'script'</script>
+
+<img src=x onerror="window.__xss = 'img'">
+<svg onload="window.__xss = 'svg'"></svg>
+<iframe srcdoc="<script>parent.__xss = 'iframe'</script>"></iframe>
+
+[click me](javascript:window.__xss='link')
+[also me](JAVASCRIPT:window.__xss='upper')
+[data](data:text/html,<script>parent.__xss='data'</script>)
+![pic](javascript:window.__xss='image')
+<a href="javascript:window.__xss='raw-a'">raw</a>
+
+- [ ] <img src=x onerror="window.__xss = 'todo'">
+- [x] <script>window.__xss = 'todo-script'</script>
+  - <b onmouseover="window.__xss = 'mindmap'">hover</b>
+"""
+DANGEROUS = ("script, iframe, svg, object, embed, [onerror], [onload], [onmouseover], "
+             "a[href^='javascript' i], a[href^='data' i], img[src^='javascript' i]")
+
+
+def test_payloads_never_execute_in_any_view(alice: Page, server: Server) -> None:
+    path = "xss/<img src=x onerror=window.__xss='path'>.md"
+    response = alice.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
+                                 data=PAYLOAD.encode(), headers={"Content-Type": "text/markdown"})
+    assert response.ok, response.text()
+    alice.locator("[data-testid=open-frame][data-kind=files]").click()
+    files = alice.locator("[data-testid=frame][data-frame-kind=files]")
+    expect(files.locator(f"[data-testid=file-link][data-path=\"{path}\"]")).to_have_text(path)
+    files.locator(f"[data-testid=file-link][data-path=\"{path}\"]").click()
+    frame = alice.locator("[data-testid=frame][data-frame-kind=inbox]")
+    expect(frame).to_have_attribute("data-path", path)
+    expect(frame.locator(".frame-title")).to_have_text(path)  # the path is text, not markup
+    expect(frame.locator(".cm-content")).to_contain_text("<script>window.__xss = 'script'")
+
+    for view in ("preview", "todo", "mindmap", "edit"):
+        frame.locator(f"[data-testid=view-button][data-view={view}]").click()
+        expect(frame).to_have_attribute("data-view", view)
+        assert frame.locator(".render-host").locator(DANGEROUS).count() == 0, view
+        assert alice.locator(".sidebar").locator(DANGEROUS).count() == 0
+        assert alice.evaluate(FLAG) is None, view
+
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    preview = frame.locator(".preview")
+    expect(preview).to_contain_text("<script>window.__xss = 'script'</script>")  # shown as text
+    for paragraph in preview.locator("p").all():  # where the links would be: click them all
+        paragraph.click()
+    frame.locator("[data-testid=view-button][data-view=todo]").click()
+    expect(frame.locator(".todo-item")).to_have_count(2)
+    frame.locator(".todo-item label").first.hover()
+    frame.locator("[data-testid=view-button][data-view=mindmap]").click()
+    frame.locator(".mindmap").get_by_text("hover", exact=False).hover()
+    assert alice.evaluate(FLAG) is None
+    assert alice.url.startswith(server.url)  # no link took the page anywhere
