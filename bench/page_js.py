@@ -1,0 +1,97 @@
+"""JavaScript the benchmarks evaluate in pages (kept apart so the Python reads as steps)."""
+
+# The page's Pyodide API object. The bare page keeps it on window; the app exposes only
+# `window.ana_ctx` (a PyProxy of its App), so reach `import pyodide_js` through that object's
+# module globals. No app code changes for this; a debug hook would make it less roundabout.
+PYODIDE = """() => {
+  if (!window.__pyodide) {
+    const g = window.ana_ctx.__class__.__init__.__globals__;
+    window.__pyodide = g.get("__builtins__").get("__import__")("pyodide_js");
+  }
+  return window.__pyodide.version;
+}"""
+
+WASM_BYTES = "() => window.__pyodide._module.HEAP8.length"
+
+VIEW_TEXT_LENGTH = """(frame) => frame.querySelector('.cm-content').cmTile.root.view.state.doc.length"""
+
+# Per repetition: the mean of `calls` captures (ambient.capture.capture on the window's own
+# store, exactly what the assistant awaits per send) and the mean of `calls` baseline digests
+# (TextEncoder + crypto.subtle.digest over the same text, already a JS string) and of the
+# editor module's own digest(view) (the JS part of a capture). Interleaved per repetition.
+CAPTURE = """async ([reps, calls, expectBytes]) => {
+  const py = window.__pyodide;
+  const capture = py.pyimport("ambient.capture").capture;
+  const store = window.ana_ctx.store;
+  const editor = await import("/vendor/editor.js");
+  const view = document.querySelector('[data-frame-kind="inbox"] .cm-content').cmTile.root.view;
+  const text = view.state.doc.toString();
+  const enc = new TextEncoder();
+  const once = async () => {
+    const r = await capture(store);
+    const ok = r.outcome === "sent" && r.pointer.bytes === expectBytes;
+    const outcome = r.outcome;
+    r.destroy();
+    if (!ok) throw new Error("capture did not send a pointer for the note: " + outcome);
+  };
+  const baseline = async () => {
+    await crypto.subtle.digest("SHA-256", enc.encode(text));
+  };
+  const jsDigest = async () => { await editor.digest(view); };
+  const time = async (fn) => {
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) await fn();
+    return (performance.now() - t0) / calls;
+  };
+  await once(); await baseline(); await jsDigest();  // warm-up
+  const out = { capture: [], baseline: [], jsDigest: [] };
+  for (let i = 0; i < reps; i++) {
+    out.capture.push(await time(once));
+    out.baseline.push(await time(baseline));
+    out.jsDigest.push(await time(jsDigest));
+  }
+  return out;
+}"""
+
+# Input-to-paint: from the keydown's timestamp to the task after the next animation frame
+# (i.e. after that frame's paint).
+LATENCY_PROBE = """() => {
+  window.__lat = [];
+  if (window.__latProbe) return;
+  window.__latProbe = true;
+  document.addEventListener("keydown", (e) => {
+    const t0 = e.timeStamp;
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => window.__lat.push(performance.now() - t0);
+      ch.port2.postMessage(null);
+    });
+  }, true);
+}"""
+
+# Count entries into Python from JavaScript: a profile hook sees every Python frame; a frame
+# starting at depth 0 is an entry (an event handler, a proxy call, a resumed coroutine).
+PY_COUNTER = """
+import sys, collections
+class _BenchCounter:
+    def __init__(self):
+        self.depth = 0
+        self.entries = collections.Counter()
+    def __call__(self, frame, event, arg):
+        if event == "call":
+            if self.depth == 0:
+                self.entries[frame.f_code.co_qualname] += 1
+            self.depth += 1
+        elif event == "return":
+            self.depth = max(0, self.depth - 1)
+    def take(self):
+        out = dict(self.entries)
+        self.entries.clear()
+        return out
+_bench_counter = _BenchCounter()
+sys.setprofile(_bench_counter)
+"""
+COUNTER_START = "() => { window.__pyodide.runPython(%r); }" % PY_COUNTER
+COUNTER_TAKE = """() => JSON.parse(window.__pyodide.runPython(
+  "import json; json.dumps(_bench_counter.take())"))"""
+COUNTER_STOP = """() => window.__pyodide.runPython("import sys; sys.setprofile(None)")"""
