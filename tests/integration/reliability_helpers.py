@@ -1,0 +1,83 @@
+"""Helpers for the reliability tests: the assistant helpers plus sessions, clients and log capture."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+
+from assistant_helpers import (  # noqa: F401 - re-exported for the reliability modules
+    CAVEAT,
+    ambient,
+    call_tool,
+    header_for,
+    key_session,
+    new_id,
+    ok_turn,
+    pointer,
+    put_note,
+    raw_header,
+    row,
+    set_row,
+    tool,
+    turn,
+)
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+
+from backend.api.deps import SESSION_COOKIE
+from backend.models import UserSession
+from backend.services.sessions import token_id
+
+TOOLS = ("list_documents", "read_document", "read_active_note")
+
+
+def expire_session(app: FastAPI, client: TestClient) -> None:
+    """Move the client's user_sessions row's expires_at into the past, through the ORM."""
+    token = client.cookies[SESSION_COOKIE]
+    with app.state.sessionmaker() as db:
+        result = db.execute(
+            update(UserSession)
+            .where(UserSession.id == token_id(token))
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+        db.commit()
+        assert result.rowcount == 1
+
+
+@contextmanager
+def all_logs() -> Iterator[io.StringIO]:
+    """Every log record of every logger at DEBUG, formatted with all its fields, into a buffer.
+
+    The root logger gets a DEBUG handler and every logger that exists (uvicorn, sqlalchemy,
+    the app's own, which may not propagate) gets one too, with its level lowered to DEBUG.
+    """
+    from backend.logging import JsonFormatter
+
+    stream = io.StringIO()
+    plain = logging.StreamHandler(stream)
+    plain.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s %(args)s"))
+    plain.setLevel(logging.DEBUG)
+    structured = logging.StreamHandler(stream)
+    structured.setFormatter(JsonFormatter())
+    structured.setLevel(logging.DEBUG)
+    names = ["", "uvicorn", "uvicorn.error", "uvicorn.access", "sqlalchemy", "sqlalchemy.engine",
+             "sqlalchemy.pool", "ambient", "httpx", "fastapi", "starlette"]
+    names += list(logging.root.manager.loggerDict)
+    touched = []
+    for name in dict.fromkeys(names):
+        logger = logging.getLogger(name)
+        touched.append((logger, logger.level))
+        logger.setLevel(logging.DEBUG)
+        if name in ("", "ambient"):
+            logger.addHandler(plain if name == "" else structured)
+    try:
+        yield stream
+    finally:
+        for logger, level in touched:
+            logger.setLevel(level)
+        logging.getLogger("").removeHandler(plain)
+        logging.getLogger("ambient").removeHandler(structured)

@@ -1,0 +1,391 @@
+"""The authorisation matrix: every route × caller, every tool × delivery state, cross-origin writes.
+
+Cells are pytest subtests (one app per parametrized test, one subtest per cell), so the
+summary line counts them: routes × {anonymous, member, non-member, expired session}, tools ×
+{valid row, expired row, no key session, other user's conversation, document deleted},
+state-changing routes × cross-origin headers, and cookie flags × transports.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import PASSWORDS, sign_in
+from fastapi.testclient import TestClient
+from reliability_helpers import (
+    TOOLS,
+    call_tool,
+    expire_session,
+    header_for,
+    key_session,
+    new_id,
+    ok_turn,
+    pointer,
+    put_note,
+    row,
+    set_row,
+    turn,
+)
+
+from backend.api.deps import SESSION_COOKIE
+
+NOTE = "# Matrix\n\nSecret plans.\n"
+CALLERS = ["anonymous", "member", "non-member", "expired-session"]
+
+
+class World:
+    """Alice's personal workspace with a note and a live conversation; bob is no member of it."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.alice = sign_in(TestClient(app), "alice")
+        put_note(self.alice, "personal", "m/base.md", NOTE)
+        self.key = key_session(self.alice, "personal")
+        self.cid = new_id()
+        ok_turn(self.alice, self.cid, "hello", key=self.key,
+                note=header_for(pointer(NOTE, "m/base.md")))
+        self._n = 0
+
+    def caller(self, kind: str) -> TestClient:
+        """A client of its own per call, so a sign-out in one cell cannot touch another."""
+        if kind == "anonymous":
+            return TestClient(self.app)
+        if kind == "member":
+            return sign_in(TestClient(self.app), "alice")
+        if kind == "non-member":
+            return sign_in(TestClient(self.app), "bob")
+        client = sign_in(TestClient(self.app), "alice")
+        expire_session(self.app, client)
+        return client
+
+    def fresh_note(self) -> tuple[str, str]:
+        """A new note of alice's for one cell: (path, url)."""
+        self._n += 1
+        path = f"m/cell-{self._n}.md"
+        put_note(self.alice, "personal", path, NOTE)
+        return path, f"/api/workspaces/personal/documents/{path}"
+
+    def text(self, url: str) -> str | None:
+        r = self.alice.get(url)
+        return r.text if r.status_code == 200 else None
+
+
+# Each route: (how to call it, expected status per caller, a check of what the call did).
+# The check gets (world, response, caller kind, context) and asserts the effect, or its absence.
+
+
+def _health(w, c, kind):
+    return c.get("/api/health"), None
+
+
+def _who(w, c, kind):
+    return c.get("/api/session"), None
+
+
+def _sign_in(w, c, kind):
+    return c.post("/api/session", json={"username": "alice", "password": PASSWORDS["alice"]}), None
+
+
+def _sign_out(w, c, kind):
+    return c.delete("/api/session"), None
+
+
+def _workspaces(w, c, kind):
+    return c.get("/api/workspaces"), None
+
+
+def _list(w, c, kind):
+    return c.get("/api/workspaces/personal/documents"), None
+
+
+def _get(w, c, kind):
+    _, url = w.fresh_note()
+    return c.get(url), url
+
+
+def _put(w, c, kind):
+    _, url = w.fresh_note()
+    return c.put(url, content="overwritten", headers={"If-Match": '"1"'}), url
+
+
+def _delete(w, c, kind):
+    _, url = w.fresh_note()
+    return c.delete(url), url
+
+
+def _move(w, c, kind):
+    path, url = w.fresh_note()
+    return c.post(f"{url}/move", json={"to": f"{path}.moved"}), url
+
+
+def _key_session(w, c, kind):
+    return c.post("/api/workspaces/personal/key-sessions"), None
+
+
+def _turn(w, c, kind):
+    return turn(c, w.cid, "summarise this", key=w.key), None
+
+
+def _conversation(w, c, kind):
+    return c.get(f"/api/assistant/conversations/{w.cid}"), None
+
+
+def _tool(w, c, kind):
+    return call_tool(c, w.cid, "read_active_note"), None
+
+
+ROUTES = {
+    # (method, template): (call, {caller: status})
+    ("GET", "/api/health"): (_health, dict.fromkeys(CALLERS, 200)),
+    ("GET", "/api/session"): (_who, {"anonymous": 401, "member": 200, "non-member": 200,
+                                     "expired-session": 401}),
+    ("POST", "/api/session"): (_sign_in, dict.fromkeys(CALLERS, 200)),
+    ("DELETE", "/api/session"): (_sign_out, {"anonymous": 401, "member": 204, "non-member": 204,
+                                             "expired-session": 401}),
+    ("GET", "/api/workspaces"): (_workspaces, {"anonymous": 401, "member": 200, "non-member": 200,
+                                               "expired-session": 401}),
+    ("GET", "/api/workspaces/{ws}/documents"): (_list, {"anonymous": 401, "member": 200,
+                                                        "non-member": 403, "expired-session": 401}),
+    ("GET", "/api/workspaces/{ws}/documents/{path}"): (_get, {
+        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
+    ("PUT", "/api/workspaces/{ws}/documents/{path}"): (_put, {
+        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
+    ("DELETE", "/api/workspaces/{ws}/documents/{path}"): (_delete, {
+        "anonymous": 401, "member": 204, "non-member": 403, "expired-session": 401}),
+    ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (_move, {
+        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
+    ("POST", "/api/workspaces/{ws}/key-sessions"): (_key_session, {
+        "anonymous": 401, "member": 201, "non-member": 403, "expired-session": 401}),
+    ("POST", "/api/assistant/turns"): (_turn, {
+        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
+    ("GET", "/api/assistant/conversations/{conversation_id}"): (_conversation, {
+        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
+    ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (_tool, {
+        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
+}
+
+
+def _effect(w: World, route: tuple[str, str], kind: str, response, url: str | None) -> None:
+    """What the call did to alice's data: only a member's call may change anything."""
+    allowed = kind == "member"
+    method, template = route
+    if url is not None and method == "PUT":
+        assert w.text(url) == ("overwritten" if allowed else NOTE)
+    if url is not None and method == "DELETE":
+        assert w.text(url) is None if allowed else w.text(url) == NOTE
+    if url is not None and template.endswith("/move"):
+        assert w.text(url) is None if allowed else w.text(url) == NOTE
+        assert (w.text(url + ".moved") == NOTE) is allowed
+    if method == "GET" and url is not None and allowed:
+        assert response.text == NOTE
+    if template == "/api/workspaces" and kind == "non-member":
+        assert "personal" not in [ws["id"] for ws in response.json()]
+    if template == "/api/session" and method == "GET" and response.status_code == 200:
+        assert response.json()["username"] == ("alice" if allowed else "bob")
+    if response.status_code >= 400:
+        body = response.json()
+        assert set(body) == {"detail"} and NOTE.strip() not in body["detail"]
+        assert "Secret plans" not in response.text
+    if template.startswith("/api/assistant") and not allowed:
+        assert "Secret plans" not in response.text
+    # The conversation's delivery row stays alice's whatever anyone else sent.
+    r = row(w.app, w.cid)
+    assert r is not None and r["user_id"] == w.app.state.test_user_ids["alice"]
+
+
+def test_the_matrix_names_every_api_route(app):
+    routes = {
+        (method.upper(), path)
+        for path, ops in app.openapi()["paths"].items()
+        if path.startswith("/api/")
+        for method in ops
+    }
+    assert routes == set(ROUTES)
+
+
+@pytest.mark.parametrize("kind", CALLERS)
+def test_every_route_for_every_caller(app, kind, subtests):
+    w = World(app)
+    for route, (call, expected) in ROUTES.items():
+        with subtests.test(msg=f"{route[0]} {route[1]}", caller=kind):
+            client = w.caller(kind)
+            response, url = call(w, client, kind)
+            assert response.status_code == expected[kind], (route, kind, response.text)
+            _effect(w, route, kind, response, url)
+    if kind == "non-member":
+        # A non-member's first turn naming the workspace is refused too (not only 404 for
+        # the other user's conversation id).
+        fresh = turn(w.caller(kind), new_id(), "hi", ws="personal", key=w.key)
+        assert fresh.status_code == 403
+
+
+# --- every tool × delivery state ------------------------------------------------------------
+
+
+def _state_valid(w: World) -> tuple[TestClient, str]:
+    return w.alice, w.cid
+
+
+def _state_expired(w: World) -> tuple[TestClient, str]:
+    set_row(w.app, w.cid, expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    return w.alice, w.cid
+
+
+def _state_no_key_session(w: World) -> tuple[TestClient, str]:
+    set_row(w.app, w.cid, key_session_id=None)
+    return w.alice, w.cid
+
+
+def _state_other_users_conversation(w: World) -> tuple[TestClient, str]:
+    return sign_in(TestClient(w.app), "bob"), w.cid
+
+
+def _state_document_deleted(w: World) -> tuple[TestClient, str]:
+    assert w.alice.delete("/api/workspaces/personal/documents/m/base.md").status_code == 204
+    return w.alice, w.cid
+
+
+STATES = {
+    "valid-row": _state_valid,
+    "expired-row": _state_expired,
+    "no-key-session": _state_no_key_session,
+    "other-users-conversation": _state_other_users_conversation,
+    "document-deleted": _state_document_deleted,
+}
+EXPECTED_REASON = {
+    "expired-row": "expired",
+    "no-key-session": "no_key_session",
+    "document-deleted": "missing_document",
+}
+
+
+@pytest.mark.parametrize("state", sorted(STATES))
+def test_every_tool_in_every_delivery_state(app, state, subtests):
+    w = World(app)
+    client, cid = STATES[state](w)
+    for name in TOOLS:
+        with subtests.test(msg=name, state=state):
+            args = {"path": "m/base.md"} if name == "read_document" else {}
+            response = call_tool(client, cid, name, args)
+            if state == "other-users-conversation":
+                assert response.status_code == 404
+                assert response.json() == {"detail": "There is no conversation with that id."}
+                continue
+            assert response.status_code == 200, response.text
+            result = response.json()
+            if state == "valid-row":
+                assert result["ok"] is True
+                if name == "list_documents":
+                    assert [d["path"] for d in result["documents"]] == ["m/base.md"]
+                else:
+                    assert result["content"] == NOTE and result["stale"] is False
+            elif state == "document-deleted" and name == "list_documents":
+                assert result["ok"] is True and result["documents"] == []
+            else:
+                assert result["ok"] is False
+                assert result["reason"] == EXPECTED_REASON[state]
+                assert "content" not in result and "Secret plans" not in response.text
+    # Nothing in any state renewed or widened the row.
+    r = row(app, cid)
+    assert r is not None and r["user_id"] == app.state.test_user_ids["alice"]
+
+
+# --- cross-origin state-changing requests ----------------------------------------------------
+
+FOREIGN = {
+    "origin-evil": {"Origin": "https://evil.example"},
+    "origin-null": {"Origin": "null"},
+    "origin-other-port": {"Origin": "http://testserver:8081"},
+    "referer-evil": {"Referer": "https://evil.example/attack.html"},
+}
+
+
+def _writes(w: World):
+    """Every state-changing API operation, as a concrete request."""
+    url = "/api/workspaces/personal/documents/m/base.md"
+    return {
+        ("POST", "/api/session"): ("POST", "/api/session",
+                                   {"json": {"username": "alice", "password": PASSWORDS["alice"]}}),
+        ("DELETE", "/api/session"): ("DELETE", "/api/session", {}),
+        ("PUT", "/api/workspaces/{ws}/documents/{path}"): ("PUT", url, {"content": "pwned"}),
+        ("DELETE", "/api/workspaces/{ws}/documents/{path}"): ("DELETE", url, {}),
+        ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (
+            "POST", f"{url}/move", {"json": {"to": "m/stolen.md"}}),
+        ("POST", "/api/workspaces/{ws}/key-sessions"): (
+            "POST", "/api/workspaces/personal/key-sessions", {}),
+        ("POST", "/api/assistant/turns"): ("POST", "/api/assistant/turns", {"json": {
+            "conversationId": w.cid, "workspaceId": "personal", "message": "summarise this"}}),
+        ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (
+            "POST", f"/api/assistant/conversations/{w.cid}/tools/read_active_note", {"json": {}}),
+    }
+
+
+def test_cross_origin_writes_are_refused_on_every_state_changing_route(app, subtests):
+    w = World(app)
+    writes = _writes(w)
+    state_changing = {
+        (method.upper(), path)
+        for path, ops in app.openapi()["paths"].items()
+        for method in ops
+        if method.upper() not in ("GET", "HEAD", "OPTIONS")
+    }
+    assert state_changing == set(writes)
+    before = row(app, w.cid)
+    messages = len(w.alice.get(f"/api/assistant/conversations/{w.cid}").json()["messages"])
+    for route, (method, url, kwargs) in writes.items():
+        for name, headers in FOREIGN.items():
+            with subtests.test(msg=f"{route[0]} {route[1]}", headers=name):
+                # Key session given too: a forged turn must not even renew the row.
+                extra = {"X-Key-Session": w.key} if route[1] == "/api/assistant/turns" else {}
+                response = w.alice.request(method, url, headers={**headers, **extra}, **kwargs)
+                assert response.status_code == 403, response.text
+                assert "origin" in response.json()["detail"].lower()
+                assert "Secret plans" not in response.text
+    # Nothing happened anywhere: still signed in, note untouched, row and messages unchanged.
+    assert w.alice.get("/api/session").status_code == 200
+    assert w.text("/api/workspaces/personal/documents/m/base.md") == NOTE
+    assert w.text("/api/workspaces/personal/documents/m/stolen.md") is None
+    assert row(app, w.cid) == before
+    after = len(w.alice.get(f"/api/assistant/conversations/{w.cid}").json()["messages"])
+    assert after == messages
+    # And the same requests from the page's own origin do go through (the guard is not
+    # simply refusing everything).
+    same = w.alice.put("/api/workspaces/personal/documents/m/base.md", content="mine",
+                       headers={"Origin": "http://testserver"})
+    assert same.status_code == 200
+
+
+# --- the session cookie ----------------------------------------------------------------------
+
+TRANSPORTS = {
+    "http": ("http://testserver", {}, False),
+    "https": ("https://testserver", {}, True),
+    "tls-proxy": ("http://testserver", {"X-Forwarded-Proto": "https"}, True),
+}
+
+
+def _set_cookie(response) -> str:
+    values = [v for k, v in response.headers.multi_items() if k.lower() == "set-cookie"]
+    assert len(values) == 1, values
+    return values[0]
+
+
+def test_session_cookie_flags_on_sign_in_and_sign_out(app, subtests):
+    for name, (base, headers, secure) in TRANSPORTS.items():
+        client = TestClient(app, base_url=base)
+        signed_in = client.post("/api/session", headers=headers,
+                                json={"username": "alice", "password": PASSWORDS["alice"]})
+        # Sent by hand: a Secure cookie is (rightly) not sent back over the proxy's plain http.
+        token = signed_in.cookies[SESSION_COOKIE]
+        signed_out = client.delete(
+            "/api/session", headers={**headers, "Cookie": f"{SESSION_COOKIE}={token}"}
+        )
+        for step, response in (("sign-in", signed_in), ("sign-out", signed_out)):
+            with subtests.test(msg=step, transport=name):
+                assert response.status_code in (200, 204)
+                attrs = [a.strip().lower() for a in _set_cookie(response).split(";")]
+                assert "httponly" in attrs
+                assert "samesite=lax" in attrs
+                assert ("secure" in attrs) is secure
+                assert "path=/" in attrs
