@@ -29,7 +29,7 @@ class Frameset:
         self.ctx = ctx
         self.el = container
         self._frames: list = []
-        self._inbox_order: list[str] = []  # Inbox frame ids, most recently activated last
+        self._order: list[str] = []  # frame ids, most recently activated last
         self.active = None
 
     def frames(self) -> list:
@@ -54,17 +54,20 @@ class Frameset:
                 self.active.el.dataset.active = "false"
             frame.el.dataset.active = "true"
             self.active = frame
-        if frame.kind == "inbox":
-            self._inbox_order = [f for f in self._inbox_order if f != frame.id] + [frame.id]
+        self._order = [f for f in self._order if f != frame.id] + [frame.id]
         self.ctx.store.activate(frame.id, frame.kind)
 
-    def last_inbox(self):
-        """The most recently activated Inbox frame still open, or None."""
+    def last_activated(self, kind: str | None = None):
+        """The most recently activated open frame (of `kind`), or None."""
         by_id = {frame.id: frame for frame in self._frames}
-        for frame_id in reversed(self._inbox_order):
-            if frame_id in by_id:
-                return by_id[frame_id]
+        for frame_id in reversed(self._order):
+            frame = by_id.get(frame_id)
+            if frame is not None and kind in (None, frame.kind):
+                return frame
         return None
+
+    def last_inbox(self):
+        return self.last_activated("inbox")
 
     async def open_note(self, path: str, *, new_frame: bool = False, view: str | None = None):
         """note-link: the last active Inbox frame (or a new one); note-open-frame: a new one."""
@@ -85,18 +88,18 @@ class Frameset:
         """Remove the frame; an Inbox frame withdraws its runtime and finishes its saves."""
         if frame not in self._frames:
             return
-        index = self._frames.index(frame)
         self._frames.remove(frame)
-        self._inbox_order = [f for f in self._inbox_order if f != frame.id]
+        self._order = [f for f in self._order if f != frame.id]
         frame.destroy()
         if self.ctx.window_role == "popout" and not self._frames:
             window.close()  # the pop-out window holds one frame; closing it closes the window
             return
         if self.active is frame:
             self.active = None
-            if self._frames and refocus:
-                neighbour = self._frames[min(index, len(self._frames) - 1)]
-                neighbour.el.focus()  # focusin activates it
+            previous = self.last_activated()
+            if previous is not None and refocus:
+                # Back to the frame used before: re-activating it keeps the store's fallback.
+                previous.el.focus()
         self._update_empty()
 
     async def popout(self, frame) -> None:
