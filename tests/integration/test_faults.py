@@ -1,0 +1,161 @@
+"""Faults: delivery rows survive a restart and expired ones are purged; a slow store during a
+send gives `flushed: false` and the caveat, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from conftest import seed_world, sign_in
+from fastapi.testclient import TestClient
+from reliability_helpers import (
+    CAVEAT,
+    ambient,
+    header_for,
+    key_session,
+    new_id,
+    ok_turn,
+    pointer,
+    put_note,
+    row,
+    set_row,
+    tool,
+)
+
+from ambient.capture import capture
+from ambient.store import AmbientStore
+from backend.assistant import ingress
+from backend.db import utcnow
+
+TEXT = "# Restart\n\nThe row must outlive the process.\n"
+
+
+def test_delivery_rows_survive_a_restart_and_expired_ones_are_purged(app_factory):
+    first = app_factory()
+    seed_world(first)
+    alice = sign_in(TestClient(first), "alice")
+    put_note(alice, "personal", "restart.md", TEXT)
+    key = key_session(alice, "personal")
+    live, stale = new_id(), new_id()
+    ok_turn(alice, live, "hello", key=key, note=header_for(pointer(TEXT, "restart.md")))
+    ok_turn(alice, stale, "hello", key=key, note=header_for(pointer(TEXT, "restart.md")))
+    set_row(first, stale, expires_at=utcnow() - timedelta(seconds=1))
+    before = row(first, live)
+    cookie = dict(alice.cookies)
+    first.state.engine.dispose()  # the process goes away
+
+    second = app_factory()  # a new process on the same database (migrations are a no-op)
+    assert row(second, live) == before
+    assert ambient(second, live)[0] == "restart.md"
+    again = TestClient(second, cookies=cookie)  # the session cookie outlives it too
+    result = tool(again, live, "read_active_note")
+    assert result["ok"] is True and result["content"] == TEXT and result["stale"] is False
+
+    # The expired row still grants nothing after the restart ...
+    assert tool(again, stale, "read_active_note")["reason"] == "expired"
+    assert row(second, stale) is not None
+    # ... and is purged the way the app does it: by the next turn (of any conversation).
+    ok_turn(again, new_id(), "hello", key=key)
+    assert row(second, stale) is None
+    assert row(second, live) == before
+
+
+def test_purge_expired_deletes_exactly_the_expired_rows(app, alice_client):
+    key = key_session(alice_client, "personal")
+    cids = [new_id() for _ in range(5)]
+    for cid in cids:
+        ok_turn(alice_client, cid, "hello", key=key)
+    now = datetime.now(UTC)
+    expiries = [now - timedelta(hours=1), now - timedelta(seconds=1), now,
+                now + timedelta(seconds=1), now + timedelta(minutes=14)]
+    for cid, expires_at in zip(cids, expiries, strict=True):
+        set_row(app, cid, expires_at=expires_at)
+    with app.state.sessionmaker() as db:
+        assert ingress.purge_expired(db, now=now) == 3  # expires_at <= now
+    assert [row(app, cid) is not None for cid in cids] == [False, False, False, True, True]
+
+
+# --- a slow document store during a send ------------------------------------------------------
+
+
+@dataclass
+class SlowSaveFrame:
+    """An Inbox frame whose pending save to the document store takes `delay` seconds."""
+
+    frame_id: str
+    path: str
+    text: str
+    delay: float
+    save: object
+    view: str = "edit"
+    saved: bool = False
+
+    async def snapshot(self) -> dict:
+        data = self.text.encode("utf-8")
+        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()[:16],
+                "selection": None}
+
+    async def flush(self) -> None:
+        await asyncio.sleep(self.delay)
+        self.save(self.text)
+        self.saved = True
+
+
+def test_slow_store_gives_flushed_false_and_the_caveat_never_a_hang(app, alice_client):
+    saved_text = "# Draft\n\nfirst paragraph\n"
+    put_note(alice_client, "personal", "draft.md", saved_text)
+    on_screen = saved_text + "typed just before sending\n"
+
+    def save(text: str) -> None:
+        put_note(alice_client, "personal", "draft.md", text)
+
+    async def send_while_saving() -> tuple:
+        frame = SlowSaveFrame("f1", "draft.md", on_screen, delay=0.6, save=save)
+        store = AmbientStore()
+        store.publish(frame)
+        store.activate("f1", "inbox")
+        started = time.monotonic()
+        captured = await capture(store, flush_limit=0.1)
+        waited = time.monotonic() - started
+        still_saving = not frame.saved
+        await asyncio.sleep(0.8)  # the overrunning save was left running, not cancelled
+        return captured, waited, still_saving, frame.saved
+
+    captured, waited, still_saving, saved_later = asyncio.run(send_while_saving())
+    assert captured.outcome == "sent" and captured.pointer.flushed is False
+    assert waited < 0.5  # bounded by the flush limit, not by the slow store
+    assert still_saving and saved_later  # the keystrokes reach the store afterwards
+
+    # The turn goes out with that pointer while the store still holds the older copy.
+    key = key_session(alice_client, "personal")
+    cid = new_id()
+    put_note(alice_client, "personal", "draft.md", saved_text)  # the store is behind again
+    started = time.monotonic()
+    body = ok_turn(alice_client, cid, "summarise this", key=key, note=captured.header)
+    assert time.monotonic() - started < 10
+    result = body["toolCalls"][0]["result"]
+    assert body["toolCalls"][0]["tool"] == "read_active_note"
+    assert result["ok"] is True and result["stale"] is True and result["caveat"] == CAVEAT
+    assert result["text"].endswith(CAVEAT)
+    assert result["content"] == saved_text  # the saved copy, never presented as current
+    assert CAVEAT in body["reply"]  # the offline agent relays the sentence verbatim
+    assert ambient(app, cid)[2]["flushed"] is False
+
+
+def test_flushed_false_alone_raises_the_caveat_even_when_the_hash_matches(app, alice_client):
+    """The store caught up by the time the tool reads, but the page could not know: caveat."""
+    put_note(alice_client, "personal", "same.md", TEXT)
+    key = key_session(alice_client, "personal")
+    cid = new_id()
+    body = ok_turn(alice_client, cid, "what does this note say?", key=key,
+                   note=header_for(pointer(TEXT, "same.md", flushed=False)))
+    result = body["toolCalls"][0]["result"]
+    assert result["content"] == TEXT and result["stale"] is True
+    assert CAVEAT in body["reply"]
+    fresh = ok_turn(alice_client, cid, "what does this note say?", key=key,
+                    note=header_for(pointer(TEXT, "same.md", flushed=True)))
+    assert fresh["toolCalls"][0]["result"]["stale"] is False and CAVEAT not in fresh["reply"]
