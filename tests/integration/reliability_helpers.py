@@ -49,11 +49,14 @@ def expire_session(app: FastAPI, client: TestClient) -> None:
 
 
 @contextmanager
-def all_logs() -> Iterator[io.StringIO]:
-    """Every log record of every logger at DEBUG, formatted with all its fields, into a buffer.
+def all_logs(*, force: bool) -> Iterator[io.StringIO]:
+    """Every log record that reaches a handler, formatted with all its fields, into one buffer.
 
-    The root logger gets a DEBUG handler and every logger that exists (uvicorn, sqlalchemy,
-    the app's own, which may not propagate) gets one too, with its level lowered to DEBUG.
+    A DEBUG handler goes on the root logger and on `ambient` (which does not propagate), and
+    uvicorn's loggers are set to DEBUG as `--log-level DEBUG` does. With `force`, the root
+    logger is lowered to DEBUG too, as `logging.basicConfig(level=logging.DEBUG)` would do in
+    an operator's wrapper: every logger the app leaves unset (sqlalchemy, fastapi, starlette,
+    asyncio, ...) then logs at DEBUG, while a level the app pins on purpose is kept.
     """
     from backend.logging import JsonFormatter
 
@@ -64,20 +67,26 @@ def all_logs() -> Iterator[io.StringIO]:
     structured = logging.StreamHandler(stream)
     structured.setFormatter(JsonFormatter())
     structured.setLevel(logging.DEBUG)
-    names = ["", "uvicorn", "uvicorn.error", "uvicorn.access", "sqlalchemy", "sqlalchemy.engine",
-             "sqlalchemy.pool", "ambient", "httpx", "fastapi", "starlette"]
-    names += list(logging.root.manager.loggerDict)
+    names = ["uvicorn", "uvicorn.error", "uvicorn.access", "ambient"]
+    if force:
+        names.append("")
     touched = []
     for name in dict.fromkeys(names):
         logger = logging.getLogger(name)
         touched.append((logger, logger.level))
         logger.setLevel(logging.DEBUG)
-        if name in ("", "ambient"):
-            logger.addHandler(plain if name == "" else structured)
+    root, app_logger = logging.getLogger(""), logging.getLogger("ambient")
+    root.addHandler(plain)
+    app_logger.addHandler(structured)
     try:
         yield stream
     finally:
         for logger, level in touched:
             logger.setLevel(level)
-        logging.getLogger("").removeHandler(plain)
-        logging.getLogger("ambient").removeHandler(structured)
+        root.removeHandler(plain)
+        app_logger.removeHandler(structured)
+
+
+def server_lines(text: str) -> list[str]:
+    """Captured lines without the test client's own (httpx logs the URLs it requests)."""
+    return [line for line in text.splitlines() if not line.startswith(("httpx ", "httpcore"))]
