@@ -1,5 +1,7 @@
 """JavaScript the benchmarks evaluate in pages (kept apart so the Python reads as steps)."""
 
+import json
+
 # The page's Pyodide API object. The bare page keeps it on window; the app exposes only
 # `window.ana_ctx` (a PyProxy of its App), so reach `import pyodide_js` through that object's
 # module globals. No app code changes for this; a debug hook would make it less roundabout.
@@ -38,6 +40,12 @@ CAPTURE = """async ([reps, calls, expectBytes]) => {
     await crypto.subtle.digest("SHA-256", enc.encode(text));
   };
   const jsDigest = async () => { await editor.digest(view); };
+  // Where a capture's time goes: its steps called one by one from JS.
+  const mod = py.pyimport("ambient.capture");
+  const runtime = store.resolve();
+  const resolve = async () => { store.resolve().destroy(); };
+  const flush = async () => { await mod.flush_all.callKwargs(store, { limit: 1.5 }); };
+  const snapshot = async () => { (await runtime.snapshot()).destroy(); };
   const time = async (fn) => {
     const t0 = performance.now();
     for (let i = 0; i < calls; i++) await fn();
@@ -50,6 +58,9 @@ CAPTURE = """async ([reps, calls, expectBytes]) => {
     out.baseline.push(await time(baseline));
     out.jsDigest.push(await time(jsDigest));
   }
+  out.steps = { resolve: await time(resolve), flushAll: await time(flush),
+                snapshot: await time(snapshot) };
+  runtime.destroy(); mod.destroy();
   return out;
 }"""
 
@@ -72,7 +83,7 @@ LATENCY_PROBE = """() => {
 # Count entries into Python from JavaScript: a profile hook sees every Python frame; a frame
 # starting at depth 0 is an entry (an event handler, a proxy call, a resumed coroutine).
 PY_COUNTER = """
-import sys, collections
+import sys, collections, js
 class _BenchCounter:
     def __init__(self):
         self.depth = 0
@@ -80,7 +91,10 @@ class _BenchCounter:
     def __call__(self, frame, event, arg):
         if event == "call":
             if self.depth == 0:
-                self.entries[frame.f_code.co_qualname] += 1
+                # KEY_FLAG says whether a keystroke's work (its key and input events and the
+                # editor's mutation-observer update) is under way.
+                cause = "key" if js.window.benchInKey else "other"
+                self.entries[cause + ": " + frame.f_code.co_qualname] += 1
             self.depth += 1
         elif event == "return":
             self.depth = max(0, self.depth - 1)
@@ -91,7 +105,20 @@ class _BenchCounter:
 _bench_counter = _BenchCounter()
 sys.setprofile(_bench_counter)
 """
-COUNTER_START = "() => { window.__pyodide.runPython(%r); }" % PY_COUNTER
+COUNTER_START = "() => { window.__pyodide.runPython(" + json.dumps(PY_COUNTER) + "); }"
 COUNTER_TAKE = """() => JSON.parse(window.__pyodide.runPython(
   "import json; json.dumps(_bench_counter.take())"))"""
 COUNTER_STOP = """() => window.__pyodide.runPython("import sys; sys.setprofile(None)")"""
+
+# Marks the span of one keystroke's synchronous work: from keydown (capture, first) to after
+# the input event and the microtasks it queued (CodeMirror's mutation-observer update, where
+# onDirty runs); keyup clears it as a fallback.
+KEY_FLAG = """() => {
+  window.benchInKey = false;
+  if (window.__keyFlag) return;
+  window.__keyFlag = true;
+  window.addEventListener("keydown", () => { window.benchInKey = true; }, true);
+  const clear = () => queueMicrotask(() => queueMicrotask(() => { window.benchInKey = false; }));
+  document.addEventListener("input", clear);
+  document.addEventListener("keyup", () => { window.benchInKey = false; });
+}"""
