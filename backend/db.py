@@ -36,6 +36,23 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+def storable(text: object, *, max_length: int | None = None) -> bool:
+    """Whether `text` can be stored and compared on every backend.
+
+    PostgreSQL text cannot hold NUL, and neither driver can encode lone surrogates; such a
+    value cannot match any stored row, so lookups treat it as "not found" instead of erroring.
+    """
+    if not isinstance(text, str) or "\x00" in text:
+        return False
+    if max_length is not None and len(text) > max_length:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

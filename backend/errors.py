@@ -147,6 +147,9 @@ def use_error_model_for_422(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+BODY_NOT_UTF8_JSON = "The request is invalid: the body is not JSON in UTF-8."
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map domain errors, HTTP errors, validation errors and crashes to `{"detail": "..."}`."""
     use_error_model_for_422(app)
@@ -163,6 +166,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeDecodeError):
+            # FastAPI answers a JSON body that is not UTF-8 with an undocumented 400 before
+            # any dependency runs; treat it like any other unreadable JSON body (422).
+            return JSONResponse({"detail": BODY_NOT_UTF8_JSON}, status_code=422)
         detail = exc.detail if isinstance(exc.detail, str) else "The request failed."
         return JSONResponse(
             {"detail": detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None)

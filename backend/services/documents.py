@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from ambient.paths import PathError, check_path
-from backend.db import utcnow
+from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, PreconditionFailed, TooLarge
 from backend.models import Document, path_key
 
@@ -45,6 +45,8 @@ def _where(workspace_id: str, path: str) -> tuple[ColumnElement[bool], ...]:
 
 def list_documents(db: Session, *, workspace_id: str) -> list[Document]:
     """Every note in the workspace, by path; the text is not loaded until asked for."""
+    if not storable(workspace_id, max_length=64):
+        return []
     return list(
         db.scalars(
             select(Document)
@@ -56,7 +58,10 @@ def list_documents(db: Session, *, workspace_id: str) -> list[Document]:
 
 
 def find_document(db: Session, *, workspace_id: str, path: str) -> Document | None:
-    return db.scalar(select(Document).where(*_where(workspace_id, valid_path(path))))
+    path = valid_path(path)
+    if not storable(workspace_id, max_length=64):
+        return None
+    return db.scalar(select(Document).where(*_where(workspace_id, path)))
 
 
 def get_document(db: Session, *, workspace_id: str, path: str) -> Document:

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from backend.db import storable
 from backend.models import KeySession
 from backend.services.workspaces import require_member
 
@@ -35,7 +36,9 @@ def get_valid(
     db: Session, *, key_session_id: str, user_id: int, workspace_id: str, now: datetime
 ) -> KeySession | None:
     """The key session when it exists, belongs to this user and workspace, and has not expired."""
-    if not isinstance(key_session_id, str) or not key_session_id or len(key_session_id) > 64:
+    if not key_session_id or not storable(key_session_id, max_length=64):
+        return None
+    if not storable(workspace_id, max_length=64):
         return None
     key = db.scalar(select(KeySession).where(KeySession.id == key_session_id))
     if key is None or key.user_id != user_id or key.workspace_id != workspace_id:

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from backend.db import storable
 from backend.models import User, UserSession
 
 
@@ -30,7 +31,7 @@ def create_session(db: Session, *, user_id: int, ttl: timedelta, now: datetime) 
 
 def user_for_token(db: Session, *, token: str, now: datetime) -> User | None:
     """The signed-in user for a cookie token, or None when unknown or expired."""
-    if not token or len(token) > 256:
+    if not token or not storable(token, max_length=256):
         return None
     row = db.execute(
         select(User, UserSession.expires_at)

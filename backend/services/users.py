@@ -9,10 +9,16 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from backend.db import storable
 from backend.errors import BadRequest
 from backend.models import User
 
 MAX_USERNAME = 64
+
+
+def _password_bytes(password: str) -> bytes:
+    # surrogatepass: a lone surrogate from JSON ("\ud800") is hashed, not a crash.
+    return password.encode("utf-8", "surrogatepass")
 
 
 @dataclass
@@ -23,11 +29,11 @@ class Passwords:
     _dummy_hash: str | None = None
 
     def hash(self, password: str) -> str:
-        return self.hasher.hash(password)
+        return self.hasher.hash(_password_bytes(password))
 
     def verify(self, password_hash: str, password: str) -> bool:
         try:
-            return self.hasher.verify(password_hash, password)
+            return self.hasher.verify(password_hash, _password_bytes(password))
         except (VerificationError, InvalidHashError):
             return False
 
@@ -39,7 +45,7 @@ class Passwords:
 
 
 def create_user(db: Session, *, username: str, password: str, passwords: Passwords) -> User:
-    if not username or len(username) > MAX_USERNAME:
+    if not username or not storable(username, max_length=MAX_USERNAME):
         raise BadRequest(f"A username has 1 to {MAX_USERNAME} characters.")
     user = User(username=username, password_hash=passwords.hash(password))
     db.add(user)
@@ -48,6 +54,8 @@ def create_user(db: Session, *, username: str, password: str, passwords: Passwor
 
 
 def get_by_username(db: Session, *, username: str) -> User | None:
+    if not storable(username, max_length=MAX_USERNAME):
+        return None
     return db.scalar(select(User).where(User.username == username))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from backend.db import storable
 from backend.errors import Forbidden
 from backend.models import Membership, Workspace
 
@@ -23,6 +24,8 @@ def list_for_user(db: Session, *, user_id: int) -> list[Workspace]:
 
 
 def is_member(db: Session, *, user_id: int, workspace_id: str) -> bool:
+    if not storable(workspace_id, max_length=64):
+        return False
     found = db.scalar(
         select(Membership.user_id).where(
             Membership.user_id == user_id, Membership.workspace_id == workspace_id

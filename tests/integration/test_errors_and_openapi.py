@@ -147,3 +147,53 @@ def test_openapi_documents_the_document_api_precisely(app):
     key = paths["/api/workspaces/{ws}/key-sessions"]["post"]["responses"]["201"]
     key_ref = key["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
     assert set(app.openapi()["components"]["schemas"][key_ref]["properties"]) == {"id", "expiresAt"}
+
+
+UNSTORABLE = ["\x00", "a\x00b", "\ud800", "x\udfff"]
+
+
+def _json(value) -> bytes:
+    return json.dumps(value).encode()  # escapes NUL as \u0000 and surrogates as \ud800
+
+
+def test_unstorable_text_anywhere_is_refused_cleanly(alice_client, client):
+    """NUL (which PostgreSQL text cannot hold) and lone surrogates never reach a 500."""
+    headers = {"Content-Type": "application/json"}
+    for bad in UNSTORABLE:
+        response = client.post("/api/session", content=_json({"username": bad, "password": "x"}),
+                               headers=headers)
+        assert response.status_code in (401, 422), response.text  # pydantic refuses surrogates
+        _assert_error_json(response)
+        response = client.post("/api/session", content=_json({"username": "alice", "password": bad}),
+                               headers=headers)
+        assert response.status_code in (401, 422), response.text
+        _assert_error_json(response)
+        response = alice_client.post(f"{WS}/a.md/move", content=_json({"to": bad}), headers=headers)
+        _assert_error_json(response)
+        assert response.status_code in (400, 404, 422)
+    for ws in ("%00", "a%00b", "%ED%A0%80", "%FF", "x" * 300):
+        for method, suffix in (("GET", "/documents"), ("GET", "/documents/a.md"),
+                               ("PUT", "/documents/a.md"), ("POST", "/key-sessions")):
+            response = alice_client.request(method, f"/api/workspaces/{ws}{suffix}", content=b"x")
+            assert response.status_code in (400, 403), (ws, method, suffix, response.text)
+            _assert_error_json(response)
+
+
+def test_non_utf8_json_body_is_422_not_an_undocumented_400(client, alice_client):
+    for target in (client.post, alice_client.post):
+        response = target("/api/session", content=b'{"username": "\xff"}',
+                          headers={"Content-Type": "application/json"})
+        assert response.status_code == 422
+        _assert_error_json(response)
+    response = alice_client.post(f"{WS}/a.md/move", content=b'{"to": "\xff"}',
+                                 headers={"Content-Type": "application/json"})
+    assert response.status_code == 422
+
+
+def test_passwords_with_surrogates_can_be_set_and_checked(app):
+    from backend.services.users import Passwords
+
+    passwords = Passwords(app.state.passwords.hasher)
+    hashed = passwords.hash("pa\ud800ss")
+    assert passwords.verify(hashed, "pa\ud800ss")
+    assert not passwords.verify(hashed, "pass")

@@ -73,6 +73,11 @@ class MoveIn(BaseModel):
     to: str = Field(description="The new workspace-relative path.", max_length=8192)
 
 
+_ETAG_HEADER = {
+    "ETag": {"description": 'The revision in quotes, e.g. "3".', "schema": {"type": "string"}}
+}
+
+
 def _etag(revision: int) -> dict[str, str]:
     return {"ETag": f'"{revision}"'}
 
@@ -128,6 +133,7 @@ def move_document(
         200: {
             "description": 'The raw text; `ETag: "<revision>"`.',
             "content": {"text/markdown": {"schema": {"type": "string"}}},
+            "headers": _ETAG_HEADER,
         },
         **error_responses(400, 401, 403, 404),
     },
@@ -147,7 +153,8 @@ def get_document(ws: MemberWorkspace, path: NotePath, db: SessionDep) -> Respons
     summary="Create or save a note (If-Match / If-None-Match)",
     openapi_extra=_TEXT_BODY,
     responses={
-        201: {"model": SavedDocument, "description": "Created"},
+        200: {"description": "Saved", "headers": _ETAG_HEADER},
+        201: {"model": SavedDocument, "description": "Created", "headers": _ETAG_HEADER},
         **error_responses(400, 401, 403, 409, 412, 413),
     },
 )
