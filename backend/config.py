@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "ANA_"
@@ -71,6 +71,14 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(
         30, gt=0, description="Timeout for one call to the chat API, in seconds."
     )
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return level
 
     def resolved_database_url(self) -> str:
         """The database URL to use: the configured one, or the SQLite file in data_dir."""

@@ -134,3 +134,16 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
     # Every log line the server wrote (after the hint) is JSON.
     lines = [line for line in output.splitlines() if line.startswith("{")]
     assert lines and all(json.loads(line)["level"] for line in lines)
+
+
+def test_bad_settings_are_refused_with_a_message(tmp_path):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="log_level"):
+        Settings(log_level="loud")
+    assert Settings(log_level="debug").log_level == "DEBUG"
+    result = subprocess.run(
+        [sys.executable, str(SERVE), "--demo", "--data-dir", str(tmp_path), "--port", "70000"],
+        check=False, capture_output=True, text=True, env=_clean_env(), cwd=REPO, timeout=60,
+    )
+    assert result.returncode == 2 and "Invalid settings" in result.stderr
