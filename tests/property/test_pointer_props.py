@@ -124,7 +124,8 @@ def test_the_long_path_strategy_reaches_both_sides_of_the_limit():
     """Guard for the property above: its inputs really straddle 2,048 bytes."""
     seen = set()
 
-    @settings(max_examples=300, deadline=None, database=None)
+    # Derandomized: the same 300 draws every run, so this guard never flakes.
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
     @given(pointers(path=_long_paths))
     def probe(p):
         seen.add(codec.encode(p) is None)
