@@ -74,7 +74,7 @@ async def capture(
 
 
 async def flush_all(store: AmbientStore, *, limit: float) -> bool:
-    """Flush every mounted frame of the workspace; True when all finished within `limit`.
+    """Flush every mounted frame of the workspace; True when all succeeded within `limit`.
 
     A flush that overruns is left running (never cancelled: it carries the user's keystrokes);
     the turn just goes without waiting for it.
@@ -83,6 +83,9 @@ async def flush_all(store: AmbientStore, *, limit: float) -> bool:
     if not pending:
         return True
     done, _ = await asyncio.wait(pending, timeout=limit)
+    # A flush that failed (raised, or answered False: the server refused or was unreachable)
+    # did not complete the preparation either.
     return len(done) == len(pending) and all(
-        not task.cancelled() and task.exception() is None for task in done
+        not task.cancelled() and task.exception() is None and task.result() is not False
+        for task in done
     )

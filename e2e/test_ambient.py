@@ -8,6 +8,7 @@ import uuid
 from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import (
+    TURNS,
     chip,
     digest,
     editor_text,
@@ -173,3 +174,25 @@ def test_conversation_survives_a_reload(alice: Page):
     alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
     expect(alice.get_by_test_id("assistant-message")).to_have_count(count)
     expect(alice.get_by_test_id("tool-call").first).to_be_attached()
+
+
+def test_ctrl_enter_sends_and_the_page_keeps_working_while_the_turn_is_out(alice: Page, server):
+    path = unique("busy")
+    put_note(alice, server.url, "personal", path, "# Busy\n")
+    reload_list(alice)
+    frame = open_note(alice, path)
+    held: list = []
+    alice.route("**" + TURNS, lambda route: held.append(route))  # a turn as slow as we like
+    box = alice.get_by_test_id("assistant-input")
+    box.fill("summarise this")
+    with alice.expect_request(lambda r: r.url.endswith(TURNS)):
+        box.press("Control+Enter")
+
+    frame.locator(".cm-content").click()  # the turn is still out: the page must not freeze
+    alice.keyboard.press("Control+End")
+    alice.keyboard.type("typed while waiting")
+    assert editor_text(frame).endswith("typed while waiting")
+    expect(alice.locator('[data-testid="assistant-message"][data-role="user"]')).to_have_count(1)
+
+    held[0].continue_()
+    expect(alice.locator('[data-testid="assistant-message"][data-role="assistant"]')).to_have_count(1)

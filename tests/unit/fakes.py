@@ -15,6 +15,7 @@ class FakeRuntime:
     text: str = ""
     selection: dict | None = None
     flush_delay: float = 0.0
+    flush_ok: bool = True
     flushes: int = 0
     reads: int = field(default=0)
 
@@ -27,6 +28,7 @@ class FakeRuntime:
             "selection": self.selection,
         }
 
-    async def flush(self) -> None:
+    async def flush(self) -> bool:
         await asyncio.sleep(self.flush_delay)
         self.flushes += 1
+        return self.flush_ok

@@ -51,6 +51,15 @@ def test_slow_flush_is_bounded_and_reported_unflushed():
     assert result.outcome == "sent" and result.pointer.flushed is False
 
 
+def test_a_failed_flush_is_reported_unflushed():
+    store = AmbientStore()
+    store.publish(FakeRuntime("f1", "a.md", text="x"))
+    store.publish(FakeRuntime("f2", "b.md", text="y", flush_ok=False))  # the server refused
+    store.activate("f1", "inbox")
+    result = run(capture(store))
+    assert result.pointer.path == "a.md" and result.pointer.flushed is False
+
+
 def test_flush_covers_every_frame_of_the_workspace():
     a, b = FakeRuntime("f1", "a.md"), FakeRuntime("f2", "b.md")
     store = AmbientStore()
