@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.models import User
@@ -210,8 +211,22 @@ def seed_demo(db: Session, *, passwords: Passwords) -> bool:
     Only an empty database is seeded, so restarts never duplicate data nor resurrect notes
     the user deleted.
     """
-    if db.scalar(select(func.count()).select_from(User)):
+    if _has_users(db):
         return False
+    try:
+        _seed(db, passwords=passwords)
+    except IntegrityError:
+        # Another instance started on the same database at the same moment and won.
+        db.rollback()
+        return False
+    return True
+
+
+def _has_users(db: Session) -> bool:
+    return bool(db.scalar(select(func.count()).select_from(User)))
+
+
+def _seed(db: Session, *, passwords: Passwords) -> None:
     ids = {}
     for username, password in DEMO_USERS:
         user = users_service.create_user(
@@ -232,4 +247,3 @@ def seed_demo(db: Session, *, passwords: Passwords) -> bool:
                 max_bytes=1 << 30,
                 create_only=True,
             )
-    return True

@@ -100,3 +100,19 @@ def test_no_seed_outside_demo(app_factory):
     app = app_factory()
     with open_db(app) as db:
         assert db.scalar(select(func.count()).select_from(User)) == 0
+
+
+def test_a_second_seeder_that_loses_the_race_backs_off(app_factory, monkeypatch):
+    """Two instances starting together: the one whose inserts collide seeds nothing, no crash."""
+    from backend import seed
+    from backend.services.users import Passwords
+
+    app = app_factory(demo=True)
+    with open_db(app) as db:
+        before = db.scalar(select(func.count()).select_from(Document))
+    monkeypatch.setattr(seed, "_has_users", lambda db: False)  # it looked empty a moment ago
+    with open_db(app) as db:
+        assert seed.seed_demo(db, passwords=Passwords()) is False
+    with open_db(app) as db:
+        assert db.scalar(select(func.count()).select_from(User)) == 2
+        assert db.scalar(select(func.count()).select_from(Document)) == before
