@@ -11,6 +11,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench import page_js as js
 from bench.pages import BARE_PYODIDE, INSTRUMENT, PLAIN_CM, baseline_pages, instrument
@@ -149,19 +150,26 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                 _open_note(page, POPOUT_NOTE, new_frame=True)
                 button = page.locator(f'[data-testid="frame"][data-path="{POPOUT_NOTE}"] '
                                       '[data-testid="frame-popout"]')
-                with ctx.expect_page() as info:
-                    button.click()
-                popup = info.value
+                try:
+                    with ctx.expect_page(timeout=20_000) as info:
+                        button.click()
+                    popup = info.value
+                except PlaywrightTimeout:
+                    message = page.get_by_test_id("app-message").first.text_content()
+                    frames = page.locator('[data-testid="frame"]').evaluate_all(
+                        "els => els.map(e => [e.dataset.frameKind, e.dataset.path])")
+                    raise RuntimeError(f"no pop-up; page says {message!r}; frames {frames}") from None
                 instrument(popup)
                 popup.wait_for_function(WAIT_EDITABLE, timeout=READY_TIMEOUT_MS, polling=50)
                 click = page.evaluate("window.__bench.clickAt")
                 app.append(popup.evaluate("window.__bench.editableAt") - click)
                 app_ready.append(popup.evaluate("window.__bench.readyAt") - click)
             else:
-                with ctx.expect_page() as info:
+                # A fresh window name each time: a just-closed window may still own the old one.
+                with ctx.expect_page(timeout=20_000) as info:
                     page.evaluate(f"""() => {{
                       window.__bench.clickAt = performance.timeOrigin + performance.now();
-                      window.open("{BARE_PYODIDE}", "bench-bare", "popup,width=720,height=760");
+                      window.open("{BARE_PYODIDE}", "bench-bare-{rep}", "popup,width=720,height=760");
                     }}""")
                 popup = info.value
                 instrument(popup)
