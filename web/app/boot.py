@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from js import document, window
+from js import document, performance, window
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
@@ -17,6 +17,7 @@ _keep: list = []  # proxies that live as long as the page
 
 
 async def main() -> None:
+    performance.mark("ana:python")  # the interpreter is up; the rest is the app's own start
     root = document.getElementById("app")
     try:
         # 1. Which window is this: the main one, or a popped-out frame (from its query)?
@@ -40,6 +41,7 @@ async def main() -> None:
         report(exc)
         root.replaceChildren(_failure(describe(exc)))
     # 5. Ready.
+    performance.mark("ana:ready")
     document.documentElement.dataset.ready = "true"
 
 

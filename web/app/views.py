@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from ambient.markdown import OutlineNode, outline, todos
 from app.dom import h
-from app.preview_model import render
 
 
 def draw_preview(host, text: str) -> None:
     """markdown-it output only: raw HTML is escaped and unsafe URLs dropped before insertion."""
+    from app.preview_model import render  # markdown-it loads on the first preview, not at boot
+
     host.innerHTML = f'<article class="preview">{render(text)}</article>'
 
 
