@@ -12,7 +12,8 @@ class Runtime(Protocol):
     """What a mounted Inbox view publishes: where it is and how to reach its live state.
 
     `snapshot()` reads the live editor at call time (byte length, SHA-256 prefix and, in edit
-    view, the main selection); `flush()` saves whatever the frame has pending.
+    view, the main selection); `flush()` saves whatever the frame has pending. An optional
+    `dirty` attribute (False when everything is saved) lets a capture skip a clean frame.
     """
 
     frame_id: str

@@ -16,6 +16,7 @@ class FakeRuntime:
     selection: dict | None = None
     flush_delay: float = 0.0
     flush_ok: bool = True
+    dirty: bool = True
     flushes: int = 0
     reads: int = field(default=0)
 

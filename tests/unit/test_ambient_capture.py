@@ -70,6 +70,16 @@ def test_flush_covers_every_frame_of_the_workspace():
     assert result.pointer.path == "a.md" and a.flushes == b.flushes == 1
 
 
+def test_clean_frames_need_no_flush():
+    a, b = FakeRuntime("f1", "a.md", dirty=False), FakeRuntime("f2", "b.md", flush_delay=0.05)
+    store = AmbientStore()
+    store.publish(a)
+    store.publish(b)
+    store.activate("f1", "inbox")
+    result = run(capture(store))
+    assert result.pointer.flushed is True and (a.flushes, b.flushes) == (0, 1)
+
+
 def test_disabled_sends_nothing_and_reads_nothing():
     frame = FakeRuntime("f1", "a.md", text="x")
     store = AmbientStore()

@@ -37,6 +37,11 @@ class InboxRuntime:
             selection = {"anchor": int(sel.anchor), "head": int(sel.head)}
         return {"bytes": int(digest.bytes), "sha256": str(digest.sha256), "selection": selection}
 
+    @property
+    def dirty(self) -> bool:
+        session = self._frame.session
+        return session is not None and session.saver.dirty
+
     async def flush(self) -> bool:
         return await self._frame.flush()
 
