@@ -13,8 +13,9 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.routes import assistant, documents, key_sessions, session, workspaces
+from backend.assistant.ingress import purge_expired
 from backend.config import Settings
-from backend.db import build_engine, build_sessionmaker
+from backend.db import build_engine, build_sessionmaker, utcnow
 from backend.errors import install_error_handlers
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
@@ -32,8 +33,8 @@ class HealthOut(BaseModel):
 def create_app(settings: Settings) -> FastAPI:
     """Build the whole app from `settings`: nothing is built at import time.
 
-    Steps: 1. refuse insecure settings; 2. logging; 3. database engine and migrations;
-    4. demo seed; 5. the FastAPI app, error handlers and middleware; 6. API routers;
+    Steps: 1. refuse insecure settings; 2. logging; 3. database engine, migrations and the
+    purge of expired delivery rows; 4. demo seed; 5. the FastAPI app, error handlers and middleware; 6. API routers;
     7. the page, mounted last.
     """
     settings.check_secure()
@@ -42,6 +43,8 @@ def create_app(settings: Settings) -> FastAPI:
     engine = build_engine(settings.resolved_database_url())
     upgrade_to_head(engine)
     sessionmaker = build_sessionmaker(engine)
+    with sessionmaker() as db:  # rows that expired while the server was down grant nothing
+        purge_expired(db, now=utcnow())
     passwords = Passwords()
     if settings.demo:
         from backend.seed import seed_demo

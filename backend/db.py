@@ -68,7 +68,8 @@ def build_engine(url: str) -> Engine:
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
     else:
         kwargs["pool_pre_ping"] = True
-    engine = create_engine(url, **kwargs)
+    # hide_parameters: a database error message never carries a bound value (a note's text).
+    engine = create_engine(url, hide_parameters=True, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine

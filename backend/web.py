@@ -6,6 +6,7 @@ import hashlib
 import io
 import mimetypes
 import zipfile
+from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -28,6 +29,7 @@ CSP = (
 )
 
 
+@cache
 def python_bundle() -> bytes:
     """Zip the page's Python: the pure core, the browser layer and markdown-it-py (pure Python).
 

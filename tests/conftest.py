@@ -18,7 +18,6 @@ one database per test. `ANA_TEST_POSTGRES_URL` points the tests at an existing s
 
 from __future__ import annotations
 
-import functools
 import glob
 import itertools
 import os
@@ -194,22 +193,6 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (web / "index.html").write_text("<!doctype html><title>test</title>\n")
     (web / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
     return web
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _cache_python_bundle() -> Iterator[None]:
-    """Zip the page's Python once per session instead of once per app (it is ~0.3 s)."""
-    import backend.web
-
-    original = getattr(backend.web, "python_bundle", None)
-    if original is None:
-        yield
-        return
-    backend.web.python_bundle = functools.cache(original)
-    try:
-        yield
-    finally:
-        backend.web.python_bundle = original
 
 
 def cheap_passwords() -> Any:

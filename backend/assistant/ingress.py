@@ -177,12 +177,13 @@ def add_message(
     return msg
 
 
-def list_messages(db: Session, *, conversation_id: str) -> list[Message]:
-    return list(
-        db.scalars(
-            select(Message).where(Message.conversation_id == conversation_id).order_by(Message.id)
-        )
-    )
+def list_messages(db: Session, *, conversation_id: str, last: int | None = None) -> list[Message]:
+    """The conversation's messages, oldest first; `last` keeps only the newest few (in SQL)."""
+    query = select(Message).where(Message.conversation_id == conversation_id)
+    if last is None:
+        return list(db.scalars(query.order_by(Message.id)))
+    newest = list(db.scalars(query.order_by(Message.id.desc()).limit(last)))
+    return newest[::-1]
 
 
 def message_tool_calls(msg: Message) -> list[dict]:

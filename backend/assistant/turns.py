@@ -89,7 +89,7 @@ def handle_turn(
     )
     history = [
         {"role": m.role, "content": m.content}
-        for m in ingress.list_messages(db, conversation_id=cid)[-HISTORY_MESSAGES:]
+        for m in ingress.list_messages(db, conversation_id=cid, last=HISTORY_MESSAGES)
     ]
     ingress.add_message(db, conversation_id=cid, role="user", content=message, now=now)
     ctx = ToolContext(db=db, conversation_id=cid, user_id=user_id)

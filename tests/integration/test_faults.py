@@ -55,13 +55,23 @@ def test_delivery_rows_survive_a_restart_and_expired_ones_are_purged(app_factory
     result = tool(again, live, "read_active_note")
     assert result["ok"] is True and result["content"] == TEXT and result["stale"] is False
 
-    # The expired row still grants nothing after the restart ...
-    assert tool(again, stale, "read_active_note")["reason"] == "expired"
-    assert row(second, stale) is not None
-    # ... and is purged the way the app does it: by the next turn (of any conversation).
-    ok_turn(again, new_id(), "hello", key=key)
+    # The row that expired is purged when the app starts, and so grants nothing ...
     assert row(second, stale) is None
+    assert tool(again, stale, "read_active_note")["ok"] is False
+    # ... while the next turn (of any conversation) leaves the live row alone.
+    ok_turn(again, new_id(), "hello", key=key)
     assert row(second, live) == before
+
+
+def test_an_expired_row_is_also_purged_by_the_next_turn(app, alice_client):
+    key = key_session(alice_client, "personal")
+    stale, live = new_id(), new_id()
+    ok_turn(alice_client, stale, "hello", key=key)
+    ok_turn(alice_client, live, "hello", key=key)
+    set_row(app, stale, expires_at=utcnow() - timedelta(seconds=1))
+    assert tool(alice_client, stale, "read_active_note")["reason"] == "expired"
+    ok_turn(alice_client, new_id(), "hello", key=key)
+    assert row(app, stale) is None and row(app, live) is not None
 
 
 def test_purge_expired_deletes_exactly_the_expired_rows(app, alice_client):
