@@ -30,7 +30,9 @@ def test_reuses_until_close_to_expiry_then_opens_a_new_one():
 
 
 def test_one_session_per_workspace_and_forget():
-    clock = lambda: datetime(2026, 11, 29, tzinfo=UTC)  # noqa: E731
+    def clock():
+        return datetime(2026, 11, 29, tzinfo=UTC)
+
     server = Server(clock)
     keys = KeySessions(server.post, clock=clock)
     assert asyncio.run(keys.get("personal")) != asyncio.run(keys.get("team"))

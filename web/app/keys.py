@@ -24,7 +24,7 @@ class KeySessions:
         if cached and cached[1] - MARGIN > self._clock():
             return cached[0]
         answer = await self._post(f"/api/workspaces/{workspace_id}/key-sessions")
-        expires = datetime.fromisoformat(str(answer["expiresAt"]).replace("Z", "+00:00"))
+        expires = datetime.fromisoformat(str(answer["expiresAt"]))  # 3.11+ reads a trailing Z
         if expires.tzinfo is None:
             expires = expires.replace(tzinfo=UTC)
         self._cache[workspace_id] = (str(answer["id"]), expires)
