@@ -1,4 +1,5 @@
-"""Script and event-handler payloads in a note (and in its path) never run, in any view."""
+"""Script and event-handler payloads in a note (and in its path) never run: not in any view,
+the file list, the chip or the chat."""
 
 from __future__ import annotations
 
@@ -62,3 +63,17 @@ def test_payloads_never_execute_in_any_view(alice: Page, server: Server) -> None
     frame.locator(".mindmap").get_by_text("hover", exact=False).hover()
     assert alice.evaluate(FLAG) is None
     assert alice.url.startswith(server.url)  # no link took the page anywhere
+
+    # The chip names the path and the assistant quotes the note: both as text, never markup.
+    assistant = alice.locator("[data-testid=frame][data-frame-kind=assistant]")
+    chip = assistant.get_by_test_id("ambient-chip")
+    expect(chip).to_have_attribute("data-path", path)
+    expect(chip).to_contain_text(path)
+    assistant.get_by_test_id("assistant-input").fill("summarise this")
+    assistant.get_by_test_id("assistant-send").click()
+    reply = assistant.locator("[data-testid=assistant-message][data-role=assistant]")
+    expect(reply).to_have_count(1, timeout=30_000)
+    expect(reply).to_contain_text("onerror")  # the payload heading, quoted as text
+    assistant.locator("[data-testid=tool-call] summary").first.click()  # open the tool result
+    assert assistant.locator(DANGEROUS).count() == 0
+    assert alice.evaluate(FLAG) is None
