@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 
 from ambient.store import AmbientStore
+from app.api_model import describe
 
 
 def make_store() -> AmbientStore:
@@ -79,6 +80,26 @@ class App:
         except TimeoutError:
             return False
         return all(results)
+
+    # -- listing ---------------------------------------------------------------------------
+
+    async def current_documents(self, say: Callable[[str], None],
+                                noun: str) -> tuple[str, list[dict]] | None:
+        """The current workspace's documents for a list view; `say` shows progress and failure.
+
+        None when there is no workspace, when listing failed (said in words), or when the user
+        switched workspace meanwhile (the answer belongs to the old one).
+        """
+        ws = self.workspace_id
+        if not ws:
+            return None
+        say(f"Loading {noun}…")
+        try:
+            docs = await self.api.documents(ws)
+        except Exception as exc:  # noqa: BLE001 - shown where the list is, in words
+            say(f"Could not list the {noun}: {describe(exc)}")
+            return None
+        return (ws, docs) if ws == self.workspace_id else None
 
     # -- navigation (the frameset does the work) ---------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.api_model import describe, human_size, short_time
+from app.api_model import human_size, short_time
 from app.dom import h, spawn
 from app.frame import Frame
 
@@ -29,20 +29,18 @@ class FilesFrame(Frame):
     async def mount(self) -> None:
         await self.load()
 
+    def _say(self, text: str) -> None:
+        self.summary.textContent = text
+
     async def load(self) -> None:
-        ws = self.ctx.workspace_id
-        if not ws:
+        if not self.ctx.workspace_id:
             self.summary.textContent = "No workspace."
             self.table_host.replaceChildren()
             return
-        self.summary.textContent = "Loading…"
-        try:
-            docs = await self.ctx.api.documents(ws)
-        except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
-            self.summary.textContent = f"Could not list the documents: {describe(exc)}"
+        loaded = await self.ctx.current_documents(self._say, "documents")
+        if loaded is None:
             return
-        if ws != self.ctx.workspace_id:
-            return
+        ws, docs = loaded
         self.set_title(f"Files — {ws}")
         self.summary.textContent = f"{len(docs)} documents in {ws}"
         rows = []

@@ -43,6 +43,9 @@ class NoteList:
         self._unsubscribe = [ctx.on_workspace_change(lambda ws: spawn(self.load())),
                              ctx.on_documents_change(lambda: spawn(self.load()))]
 
+    def _say(self, text: str) -> None:
+        self.status.textContent = text
+
     def dispose(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
@@ -50,18 +53,13 @@ class NoteList:
     # -- loading and drawing -----------------------------------------------------------------
 
     async def load(self) -> None:
-        ws = self.ctx.workspace_id
-        if not ws:
+        if not self.ctx.workspace_id:
             self.tree.replaceChildren()
             return
-        self.status.textContent = "Loading notes…"
-        try:
-            docs = await self.ctx.api.documents(ws)
-        except Exception as exc:  # noqa: BLE001 - shown in the list, in words
-            self.status.textContent = f"Could not list the notes: {describe(exc)}"
+        loaded = await self.ctx.current_documents(self._say, "notes")
+        if loaded is None:
             return
-        if ws != self.ctx.workspace_id:
-            return  # switched again meanwhile
+        docs = loaded[1]
         self.status.textContent = "" if docs else "No notes yet. Create one with New note."
         self.tree.replaceChildren(self._folder(build_tree([d["path"] for d in docs]), top=True))
 
