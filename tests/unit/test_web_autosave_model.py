@@ -184,6 +184,23 @@ def test_detached_saver_finishes_the_last_text() -> None:
     run(scenario())
 
 
+def test_closing_during_a_save_still_sends_the_newest_text() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(delay=0.01)
+        server.hold = asyncio.Event()
+        editor.type(" v1")
+        await asyncio.sleep(0.03)  # the save of " v1" is on the wire, held by the server
+        assert server.puts == ["start v1"]
+        editor.type(" v2")  # typed while that save is in flight
+        finished = []
+        saver.detach(editor.changes, editor.text, lambda state, detail: finished.append(state))
+        server.hold.set()
+        await asyncio.sleep(0.1)
+        assert server.text == "start v1 v2" and finished[-1] == SAVED
+
+    run(scenario())
+
+
 def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
     async def scenario():
         editor, server, saver, _ = make()

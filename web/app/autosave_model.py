@@ -107,7 +107,9 @@ class Autosaver:
     def detach(self, seen: int, text: str, on_state: Callable[[str, str], None]) -> None:
         """The editor is going away: finish saving this last text on its own, right now."""
         self._read = lambda: (seen, text)
-        self._mark_saved = lambda _seen: False
+        # A save already in flight carries older text: it must report "more to save" so the
+        # loop sends this last text too; the save of `seen` itself is the final one.
+        self._mark_saved = lambda saved: saved != seen
         self._on_state = on_state
         if self._timer:
             self._timer.cancel()
