@@ -25,33 +25,44 @@ async def capture(
     store: AmbientStore,
     *,
     enabled: bool = True,
+    since_epoch: int | None = None,
     flush_limit: float = FLUSH_LIMIT_SECONDS,
     now: Callable[[], str] = now_iso,
 ) -> Capture:
-    """Build this turn's X-Ambient-Note value from the store, or say why there is none."""
+    """Build this turn's X-Ambient-Note value from the store, or say why there is none.
+
+    `since_epoch` is the store's epoch when the send began (the caller may await other things
+    first, such as a key session); a workspace boundary since then voids the capture.
+    """
     if not enabled:
         return Capture(None, None, "disabled")
+    epoch = store.epoch if since_epoch is None else since_epoch
     runtime = store.resolve()
+    if store.epoch != epoch:
+        return Capture(None, None, "discarded")
     if runtime is None:
         return Capture(None, None, "no-note")
-    epoch, frame_id, path = store.epoch, runtime.frame_id, runtime.path
+    frame_id, path = runtime.frame_id, runtime.path
 
+    def still_current():
+        """The runtime now resolved, if it is still the same note in the same workspace."""
+        current = store.resolve()
+        if store.epoch == epoch and current is not None and current.frame_id == frame_id:
+            return current if current.path == path else None
+        return None
+
+    # A workspace boundary, or another note resolving, while we wait: this capture is void and
+    # the turn goes without the header (it never fails because of it).
     flushed = await flush_all(store, limit=flush_limit)
-    snapshot = await runtime.snapshot()  # the live editor state now, never an earlier string
-
-    # A workspace boundary, or another note resolving, while we waited: this capture is void.
-    current = store.resolve()
-    if (
-        store.epoch != epoch
-        or current is None
-        or (current.frame_id, current.path)
-        != (
-            frame_id,
-            path,
-        )
-    ):
+    if still_current() is None:
         return Capture(None, None, "discarded")
-    runtime = current  # the frame may have re-published itself (a view switch) meanwhile
+    try:
+        snapshot = await runtime.snapshot()  # the live editor state now, never an earlier one
+    except Exception:  # noqa: BLE001 - the frame went away mid-read: same as a note change
+        return Capture(None, None, "discarded")
+    runtime = still_current()  # the frame may have re-published itself (a view switch)
+    if runtime is None:
+        return Capture(None, None, "discarded")
 
     selection = snapshot.get("selection") if runtime.view == "edit" else None
     pointer = Pointer(

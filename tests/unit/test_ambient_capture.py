@@ -119,6 +119,26 @@ def test_another_note_resolving_in_flight_discards_the_capture():
     assert (result.outcome, result.header) == ("discarded", None)
 
 
+def test_a_frame_closed_mid_capture_discards_instead_of_failing():
+    class Closing(FakeRuntime):
+        async def snapshot(self):
+            raise RuntimeError("the frame no longer shows a note")
+
+    store = AmbientStore()
+    store.publish(Closing("f1", "a.md", text="x"))
+    assert run(capture(store)).outcome == "discarded"
+
+
+def test_a_boundary_before_the_capture_started_is_seen_through_since_epoch():
+    store = AmbientStore()
+    store.publish(FakeRuntime("f1", "a.md", text="x"))
+    began = store.epoch
+    store.boundary()  # e.g. during the key-session request that precedes the capture
+    store.publish(FakeRuntime("f2", "other-workspace.md", text="y"))
+    result = run(capture(store, since_epoch=began))
+    assert (result.outcome, result.header) == ("discarded", None)
+
+
 def test_a_header_that_would_pass_2048_bytes_is_omitted_whole():
     store = AmbientStore()
     store.publish(FakeRuntime("f1", "/".join(["長い名前のフォルダ" * 3] * 20) + ".md", text="x"))

@@ -12,7 +12,7 @@ from pyodide.ffi import create_proxy
 
 from ambient.capture import capture
 from ambient.pointer import HEADER_NAME
-from app.api_model import describe
+from app.api_model import ApiError, describe
 from app.keys import KeySessions
 
 KEY_SESSION_HEADER = "X-Key-Session"
@@ -126,7 +126,14 @@ class AssistantFrame:
 
     # -- conversation ------------------------------------------------------------------
     def _conversation_key(self) -> str:
-        return f"ana.conversation.{self.ctx.workspace_id}"
+        # Per user too: another user's conversation id would get 404 from the server.
+        user = (self.ctx.user or {}).get("username", "")
+        return f"ana.conversation.{user}.{self.ctx.workspace_id}"
+
+    def _new_conversation(self) -> str:
+        self.conversation_id = str(uuid.uuid4())
+        localStorage.setItem(self._conversation_key(), self.conversation_id)
+        return self.conversation_id
 
     def _workspace_changed(self, *_args) -> None:
         self.log.replaceChildren()
@@ -136,8 +143,10 @@ class AssistantFrame:
             self.render_chip()
             return
         stored = localStorage.getItem(self._conversation_key())
-        self.conversation_id = stored or str(uuid.uuid4())
-        localStorage.setItem(self._conversation_key(), self.conversation_id)
+        if stored:
+            self.conversation_id = stored
+        else:
+            self._new_conversation()
         self.render_chip()
         if stored:
             asyncio.ensure_future(self._restore(self.conversation_id))
@@ -192,19 +201,25 @@ class AssistantFrame:
             return
         self.sending = True
         self.send_button.disabled = True
+        self.input.value = ""  # what the user types next is theirs; restored only on failure
+        self.add_message("user", message)
         self.status.textContent = "Working…"
+        epoch = self.ctx.store.epoch  # a workspace switch from here on voids the capture
         workspace, conversation = self.ctx.workspace_id, self.conversation_id
         try:
             headers = {KEY_SESSION_HEADER: await keys(self.ctx.api).get(workspace)}
-            ambient = await capture(self.ctx.store, enabled=self.enabled())
+            ambient = await capture(self.ctx.store, enabled=self.enabled(), since_epoch=epoch)
             if ambient.header:
                 headers[HEADER_NAME] = ambient.header
-            self.input.value = ""  # cleared only once the send is under way; restored on failure
-            self.add_message("user", message)
-            reply = (await self.ctx.api.ok(
-                "POST", "/api/assistant/turns", headers=headers, timeout=TURN_TIMEOUT,
-                data={"conversationId": conversation, "workspaceId": workspace, "message": message},
-            )).json()
+            try:
+                reply = await self._turn(headers, conversation, workspace, message)
+            except ApiError as error:
+                if error.status != 404 or conversation != self.conversation_id:
+                    raise
+                # The stored id is not ours (another user's, or deleted): start afresh once.
+                conversation = self._new_conversation()
+                self.render_chip()
+                reply = await self._turn(headers, conversation, workspace, message)
             if conversation == self.conversation_id:
                 self.add_message("assistant", reply.get("reply", ""), reply.get("toolCalls") or [])
             self.status.textContent = ""
@@ -213,10 +228,16 @@ class AssistantFrame:
                 keys(self.ctx.api).forget(workspace)
             if not self.input.value:
                 self.input.value = message
-            self.status.textContent = describe(failure)
+            self.status.textContent = f"Not sent: {describe(failure)}"
         finally:
             self.sending = False
             self.send_button.disabled = False
+
+    async def _turn(self, headers: dict, conversation: str, workspace: str, message: str) -> dict:
+        body = {"conversationId": conversation, "workspaceId": workspace, "message": message}
+        reply = await self.ctx.api.ok("POST", "/api/assistant/turns", headers=headers,
+                                      timeout=TURN_TIMEOUT, data=body)
+        return reply.json() or {}
 
 
 def mount(container, ctx) -> AssistantFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from js import document
 
+from app import assistant
 from app.api_model import describe
 from app.dom import Listeners, h
 from app.frameset import Frameset
@@ -142,6 +143,7 @@ class Shell:
             return
         self._force_sign_out = False
         ctx.store.boundary()
+        assistant.sign_out()  # the next user of this window must not send these key sessions
         self.frameset.clear()
         ctx.frameset = None
         ctx.workspace_id = None
