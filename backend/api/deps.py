@@ -87,6 +87,9 @@ def note_path(request: Request, path: str) -> str:
 NotePath = Annotated[str, Depends(note_path)]
 
 
+MAX_REVISION = 2**31 - 1
+
+
 def parse_if_match(value: str | None) -> int | None:
     """`"3"` (or bare 3) → 3; absent → None; anything else → 400."""
     if value is None:
@@ -96,7 +99,9 @@ def parse_if_match(value: str | None) -> int | None:
         text = text[1:-1]
     if not text.isascii() or not text.isdigit() or len(text) > 12:
         raise BadRequest('If-Match must be one revision in quotes, like "3".')
-    return int(text)
+    # Revisions are 32-bit in the database: a larger one cannot exist, so it is simply stale
+    # (409), never a value the database refuses (which would be a 500 on PostgreSQL).
+    return min(int(text), MAX_REVISION)
 
 
 def is_create_only(value: str | None) -> bool:

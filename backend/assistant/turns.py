@@ -102,6 +102,8 @@ def handle_turn(
             extra={"fields": {"turn_id": turn_id, "error_type": type(exc).__name__}},
         )
         result = AgentResult(reply=AGENT_FAILED, tool_calls=[])
+    if "\x00" in result.reply:  # a model's stray NUL: PostgreSQL cannot store it
+        result = AgentResult(reply=result.reply.replace("\x00", ""), tool_calls=result.tool_calls)
     stored_calls = [
         {
             "tool": c["tool"],

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, HTTPException
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from ambient.pointer import HEADER_NAME
@@ -30,6 +30,13 @@ class TurnIn(_Camel):
     conversation_id: uuid.UUID = Field(description="Client-made UUID of the conversation.")
     workspace_id: str = Field(min_length=1, max_length=64, description="The workspace slug.")
     message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+
+    @field_validator("message")
+    @classmethod
+    def _no_nul(cls, value: str) -> str:
+        if "\x00" in value:  # PostgreSQL cannot store it; refuse it plainly instead
+            raise ValueError("The message must not contain a NUL character.")
+        return value
 
 
 class ToolCallOut(BaseModel):
