@@ -126,8 +126,9 @@ class Api:
     async def delete(self, ws: str, path: str) -> None:
         await self.ok("DELETE", doc_url(ws, path))
 
-    async def move(self, ws: str, path: str, to: str) -> None:
-        await self.ok("POST", doc_url(ws, path, "move"), data={"to": to})
+    async def move(self, ws: str, path: str, to: str) -> str | None:
+        """Rename a note; answers its new revision (a move counts as a write)."""
+        return revision_of(await self.ok("POST", doc_url(ws, path, "move"), data={"to": to}))
 
 
 def revision_of(reply: Reply) -> str | None:

@@ -244,16 +244,20 @@ class InboxFrame(Frame):
 
     # -- changes made from the note list ------------------------------------------------------
 
-    async def renamed(self, path: str) -> None:
-        """The shown note was moved to `path`: keep editing it there."""
+    def renamed(self, path: str, revision: str | None) -> None:
+        """The shown note was moved to `path` as `revision`: keep editing it there.
+
+        The move is a write, so the saver must build on its revision even when edits are
+        pending (they were typed after the flush that preceded the move); otherwise the next
+        save would meet a 409 that no one else caused.
+        """
         if self.session is None:
             return
         self.session.path = self.path = path
+        if revision is not None:
+            self.session.saver.revision = revision
         self._refresh()
         self._publish()
-        _text, revision = await self.ctx.api.read(self.session.ws, path)
-        if self.session is not None and self.session.path == path and not self.unsaved():
-            self.session.saver.revision = revision
 
     def forget_note(self, message: str) -> None:
         """The shown note was deleted: drop it (and its unsaved edits) and say so."""

@@ -165,9 +165,9 @@ class NoteList:
         for frame in frames:
             if not await frame.flush():
                 raise ValueError(f"{old} has unsaved changes; wait until it says Saved.")
-        await self.ctx.api.move(ws, old, new)
+        revision = await self.ctx.api.move(ws, old, new)
         for frame in frames:
-            await frame.renamed(new)
+            frame.renamed(new, revision)
         self.ctx.documents_changed()
 
     async def _delete(self, path: str) -> None:
