@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ambient.pointer import Pointer, Selection, encode, now_iso
 from ambient.store import AmbientStore
 
 FLUSH_LIMIT_SECONDS = 1.5
+
+
+class Flushable(Protocol):
+    """Anything with pending saves: a frame's runtime, or a closed frame's saver."""
+
+    def flush(self) -> Awaitable[object]: ...
 
 
 @dataclass(frozen=True)
@@ -26,6 +33,7 @@ async def capture(
     *,
     enabled: bool = True,
     since_epoch: int | None = None,
+    also_flush: Iterable[Flushable] = (),
     flush_limit: float = FLUSH_LIMIT_SECONDS,
     now: Callable[[], str] = now_iso,
 ) -> Capture:
@@ -33,6 +41,8 @@ async def capture(
 
     `since_epoch` is the store's epoch when the send began (the caller may await other things
     first, such as a key session); a workspace boundary since then voids the capture.
+    `also_flush` are the workspace's other pending saves (frames closed with text still
+    saving), prepared within the same bound.
     """
     if not enabled:
         return Capture(None, None, "disabled")
@@ -53,7 +63,7 @@ async def capture(
 
     # A workspace boundary, or another note resolving, while we wait: this capture is void and
     # the turn goes without the header (it never fails because of it).
-    flushed = await flush_all(store, limit=flush_limit)
+    flushed = await flush_all([*store.runtimes(), *also_flush], limit=flush_limit)
     if still_current() is None:
         return Capture(None, None, "discarded")
     try:
@@ -84,22 +94,22 @@ async def capture(
     return Capture(header, pointer, "sent" if header else "too-large")
 
 
-async def flush_all(store: AmbientStore, *, limit: float) -> bool:
-    """Flush every mounted frame of the workspace; True when all succeeded within `limit`.
+async def flush_all(pending: Iterable[Flushable], *, limit: float) -> bool:
+    """Flush every pending save of the workspace; True when all succeeded within `limit`.
 
     A flush that overruns is left running (never cancelled: it carries the user's keystrokes);
     the turn just goes without waiting for it.
     """
     # A frame with nothing unsaved has nothing to prepare: skipping it spares the send a few
     # event-loop turns (each one a browser task under Pyodide).
-    dirty = [runtime for runtime in store.runtimes() if getattr(runtime, "dirty", True)]
+    dirty = [item for item in pending if getattr(item, "dirty", True)]
     if not dirty:
         return True
-    pending = [asyncio.ensure_future(runtime.flush()) for runtime in dirty]
-    done, _ = await asyncio.wait(pending, timeout=limit)
+    tasks = [asyncio.ensure_future(item.flush()) for item in dirty]
+    done, _ = await asyncio.wait(tasks, timeout=limit)
     # A flush that failed (raised, or answered False: the server refused or was unreachable)
     # did not complete the preparation either.
-    return len(done) == len(pending) and all(
+    return len(done) == len(tasks) and all(
         not task.cancelled() and task.exception() is None and task.result() is not False
         for task in done
     )

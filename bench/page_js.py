@@ -44,7 +44,7 @@ CAPTURE = """async ([reps, calls, expectBytes]) => {
   const mod = py.pyimport("ambient.capture");
   const runtime = store.resolve();
   const resolve = async () => { store.resolve().destroy(); };
-  const flush = async () => { await mod.flush_all.callKwargs(store, { limit: 1.5 }); };
+  const flush = async () => { await mod.flush_all.callKwargs(store.runtimes(), { limit: 1.5 }); };
   const snapshot = async () => { (await runtime.snapshot()).destroy(); };
   const time = async (fn) => {
     const t0 = performance.now();

@@ -80,6 +80,14 @@ def test_clean_frames_need_no_flush():
     assert result.pointer.flushed is True and (a.flushes, b.flushes) == (0, 1)
 
 
+def test_saves_still_finishing_for_closed_frames_are_part_of_the_preparation():
+    store = AmbientStore()
+    store.publish(FakeRuntime("f1", "a.md", text="x", dirty=False))
+    closed = FakeRuntime("gone", "b.md", flush_delay=0.5)  # a closed frame's saver, still busy
+    result = run(capture(store, also_flush=[closed], flush_limit=0.1))
+    assert result.pointer.path == "a.md" and result.pointer.flushed is False
+
+
 def test_disabled_sends_nothing_and_reads_nothing():
     frame = FakeRuntime("f1", "a.md", text="x")
     store = AmbientStore()

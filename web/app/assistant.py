@@ -208,7 +208,8 @@ class AssistantFrame:
         workspace, conversation = self.ctx.workspace_id, self.conversation_id
         try:
             headers = {KEY_SESSION_HEADER: await keys(self.ctx.api).get(workspace)}
-            ambient = await capture(self.ctx.store, enabled=self.enabled(), since_epoch=epoch)
+            ambient = await capture(self.ctx.store, enabled=self.enabled(), since_epoch=epoch,
+                                    also_flush=list(self.ctx.background_savers))
             if ambient.header:
                 headers[HEADER_NAME] = ambient.header
             try:
