@@ -124,3 +124,26 @@ def test_backend_stopped_and_restarted_while_typing(page: Page, fresh_server: Se
     fresh_server.start()
     assert wait_saved(page, fresh_server, path, "three two one end") == "three two one end\n"
     expect(status).to_have_text("Saved")
+
+
+def test_closing_a_note_whose_save_failed_for_good_warns_before_discarding(
+        alice: Page, server: Server) -> None:
+    path = f"e2e-{uuid.uuid4().hex[:6]}-refused.md"
+    put_note(alice, server, path, "# Refused\n")
+    alice.reload()
+    alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    alice.route(f"**/documents/{path}", lambda route: route.fulfill(
+        status=403, content_type="application/json",
+        body='{"detail": "You do not have access to that workspace."}')
+        if route.request.method == "PUT" else route.continue_())
+    alice.locator(f'[data-testid="note-link"][data-path="{path}"]').click()
+    frame = alice.locator(f'[data-testid="frame"][data-path="{path}"]')
+    frame.locator(".cm-content").click()
+    alice.keyboard.type("words the server refuses")
+    expect(frame.get_by_test_id("save-status")).to_contain_text("Not saved", timeout=15_000)
+
+    frame.get_by_test_id("frame-close").click()
+    expect(alice.get_by_role("alert").filter(has_text="closing it would lose")).to_be_visible()
+    expect(frame).to_have_count(1)  # still open: the text is still there to copy
+    frame.get_by_test_id("frame-close").click()  # a second press discards on purpose
+    expect(frame).to_have_count(0)

@@ -57,6 +57,10 @@ class Frame:
     def unsaved(self) -> bool:
         return False
 
+    def close_warning(self) -> str | None:
+        """Why closing now would lose text that can no longer be saved, or None."""
+        return None
+
     async def flush(self) -> bool:
         return True
 

@@ -31,6 +31,7 @@ class Frameset:
         self._frames: list = []
         self._order: list[str] = []  # frame ids, most recently activated last
         self.active = None
+        self._close_warned = None  # the frame whose unsaveable text we warned about once
 
     def frames(self) -> list:
         return list(self._frames)
@@ -88,6 +89,12 @@ class Frameset:
         """Remove the frame; an Inbox frame withdraws its runtime and finishes its saves."""
         if frame not in self._frames:
             return
+        warning = frame.close_warning()
+        if warning and self._close_warned is not frame:
+            self._close_warned = frame  # a second press means: discard them
+            self.ctx.say(warning)
+            return
+        self._close_warned = None
         self._frames.remove(frame)
         self._order = [f for f in self._order if f != frame.id]
         frame.destroy()

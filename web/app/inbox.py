@@ -274,6 +274,14 @@ class InboxFrame(Frame):
     def unsaved(self) -> bool:
         return self.session is not None and self.session.saver.dirty
 
+    def close_warning(self) -> str | None:
+        # Pending or offline text keeps saving in the background after a close; text whose
+        # save failed for good (too large, access lost) would be gone with the editor.
+        if self.session is None or self.session.saver.state != ERROR:
+            return None
+        return (f"{self.path} could not be saved, so closing it would lose your changes. "
+                "Copy them or fix the problem first, or press close again to discard them.")
+
     async def flush(self) -> bool:
         return await self.session.saver.flush() if self.session else True
 
