@@ -23,8 +23,9 @@ _keys: KeySessions | None = None  # one cache per window, shared by its assistan
 def keys(api) -> KeySessions:
     global _keys
     if _keys is None:
-        async def post(url: str) -> dict:
-            return (await api.ok("POST", url, data={})).json()
+        async def post(url: str) -> tuple[dict, str | None]:
+            reply = await api.ok("POST", url, data={})
+            return reply.json(), reply.headers.get("date")
 
         _keys = KeySessions(post)
     return _keys
