@@ -12,7 +12,18 @@ from pydantic import BaseModel
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from backend.api.routes import assistant, documents, key_sessions, session, workspaces
+from backend.api.routes import (
+    active_note,
+    assistant,
+    documents,
+    inline,
+    key_sessions,
+    proposals,
+    search,
+    session,
+    tokens,
+    workspaces,
+)
 from backend.assistant.ingress import purge_expired
 from backend.config import Settings
 from backend.db import build_engine, build_sessionmaker, utcnow
@@ -79,7 +90,9 @@ def create_app(settings: Settings) -> FastAPI:
     def health() -> HealthOut:
         return HealthOut(status="ok")
 
-    for module in (session, workspaces, documents, key_sessions, assistant):
+    routers = (session, workspaces, documents, search, key_sessions, assistant, proposals, inline,
+               tokens, active_note)
+    for module in routers:
         app.include_router(module.router)
     mount_web(app, settings)
     return app

@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from backend.db import build_engine
-from backend.migrations import upgrade_to_head
+from backend.migrations import alembic_config, upgrade_to_head
 from backend.models import (
     AgentDeliveryCredential,
     Base,
@@ -62,7 +63,8 @@ def test_upgrade_is_idempotent_and_records_head(db_url):
         upgrade_to_head(engine)
         upgrade_to_head(engine)  # a second start does nothing
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0001_initial"
+            head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head
     finally:
         engine.dispose()
 

@@ -45,7 +45,7 @@ def test_help_lists_every_setting_with_its_env_var():
 
 
 def test_env_and_cli_precedence(monkeypatch, tmp_path):
-    import serve
+    from backend import cli as serve
 
     monkeypatch.setenv("ANA_PORT", "9001")
     monkeypatch.setenv("ANA_HOST", "0.0.0.0")

@@ -147,3 +147,8 @@ class AgentDeliveryCredential(Base):
     ambient_path: Mapped[str | None] = mapped_column(Text)
     ambient_view: Mapped[str | None] = mapped_column(String(16))
     ambient_meta: Mapped[str | None] = mapped_column(Text)
+
+
+# Tables of later features live in their own modules; importing them here registers them on
+# `Base.metadata`, which the migration test compares against the migrations.
+from backend.models import outside_agents, proposals  # noqa: F401
