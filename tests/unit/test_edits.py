@@ -1,0 +1,106 @@
+"""ambient/edits.py: find exactly once, the append rule, limits and the plan's positions."""
+
+from __future__ import annotations
+
+import pytest
+
+from ambient import edits
+from ambient.edits import EditError, apply_edits, cm_changes, plan
+from ambient.markdown import apply_change
+
+
+def test_find_replace_and_append_apply_against_the_original_text():
+    text = "- [ ] buy milk\n- [ ] call mum\n"
+    out = apply_edits(
+        text,
+        [
+            {"find": "- [ ] call mum", "replace": "- [x] call mum"},
+            {"find": "buy milk", "replace": "buy oat milk"},
+            {"append": "- [ ] sunscreen"},
+        ],
+    )
+    assert out == "- [ ] buy oat milk\n- [x] call mum\n- [ ] sunscreen"
+
+
+@pytest.mark.parametrize(
+    ("text", "appends", "expected"),
+    [
+        ("a", ["b"], "a\nb"),
+        ("a\n", ["b"], "a\nb"),
+        ("", ["b"], "b"),
+        ("a", ["b", "c"], "a\nb\nc"),
+        ("a", ["b\n", "c"], "a\nb\nc"),
+        ("x\r\ny", ["z"], "x\r\ny\r\nz"),
+    ],
+)
+def test_append_goes_after_a_line_break_when_the_text_lacks_one(text, appends, expected):
+    assert apply_edits(text, [{"append": a} for a in appends]) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "find", "reason"),
+    [
+        ("abc", "zzz", edits.NOT_FOUND),
+        ("milk and milk", "milk", edits.AMBIGUOUS),
+        ("aaa", "aa", edits.AMBIGUOUS),  # overlapping occurrences count
+    ],
+)
+def test_a_find_must_occur_exactly_once(text, find, reason):
+    with pytest.raises(EditError) as caught:
+        apply_edits(text, [{"append": "x"}, {"find": find, "replace": "y"}])
+    assert caught.value.reason == reason
+    assert caught.value.index == 2
+    assert caught.value.message.startswith("Edit 2:")
+    assert find not in caught.value.message  # the message never echoes note text
+
+
+def test_overlapping_finds_are_refused_naming_the_later_edit():
+    with pytest.raises(EditError) as caught:
+        plan("hello world", [{"find": "lo wor", "replace": ""}, {"find": "hello", "replace": ""}])
+    assert caught.value.reason == edits.OVERLAP and caught.value.index == 1
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        [],
+        None,
+        "x",
+        [{"find": "", "replace": "a"}],
+        [{"find": "a"}],
+        [{"find": "a", "replace": 1}],
+        [{"append": "a", "find": "b"}],
+        [{"append": None}],
+        ["append"],
+        [{"append": "a"}] * 21,
+    ],
+)
+def test_bad_shapes_are_refused(bad):
+    with pytest.raises(EditError) as caught:
+        plan("a", bad)
+    assert caught.value.reason == edits.BAD_EDIT
+
+
+def test_twenty_edits_are_allowed():
+    assert apply_edits("", [{"append": str(i)} for i in range(20)]).count("\n") == 19
+
+
+def test_result_over_the_limit_is_refused():
+    with pytest.raises(EditError) as caught:
+        apply_edits("a", [{"append": "é" * 600_000}])
+    assert caught.value.reason == edits.TOO_LARGE
+    assert apply_edits("", [{"append": "a" * edits.MAX_RESULT_BYTES}])
+
+
+def test_cm_changes_apply_as_one_transaction_in_utf16_positions():
+    text = "😀 one\n- [ ] two 🍣\n"
+    changes = cm_changes(
+        text, [{"find": "- [ ] two", "replace": "- [x] two"}, {"append": "three"}]
+    )
+    out = text
+    for change in sorted(changes, reverse=True):  # apply from the end: positions stay valid
+        out = apply_change(out, change)
+    assert out == apply_edits(
+        text, [{"find": "- [ ] two", "replace": "- [x] two"}, {"append": "three"}]
+    )
+    assert changes[0][0] == text.index("- [ ]") + 1  # the emoji is two UTF-16 units
