@@ -1,1 +1,1 @@
-"""The pure core shared by the page and the server: standard library only, runs under CPython and Pyodide."""
+"""The pure core shared by the page and the server: standard library only, CPython and Pyodide."""

@@ -45,8 +45,8 @@ def create_app(settings: Settings) -> FastAPI:
     """Build the whole app from `settings`: nothing is built at import time.
 
     Steps: 1. refuse insecure settings; 2. logging; 3. database engine, migrations and the
-    purge of expired delivery rows; 4. demo seed; 5. the FastAPI app, error handlers and middleware; 6. API routers;
-    7. the page, mounted last.
+    purge of expired delivery rows; 4. demo seed; 5. the FastAPI app, error handlers and
+    middleware; 6. API routers; 7. the page, mounted last.
     """
     settings.check_secure()
     configure_logging(settings.log_level)

@@ -1,4 +1,4 @@
-"""Command-line entry point: `ambient-notes` or `python serve.py [--demo] [--data-dir DIR] [--port N] ...`."""
+"""Command-line entry point: `ambient-notes` or `python serve.py [--demo] [--data-dir DIR] ...`."""
 
 from __future__ import annotations
 

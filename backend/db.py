@@ -58,14 +58,17 @@ def utcnow() -> datetime:
 
 
 def build_engine(url: str) -> Engine:
-    """Create the engine for `url`; for SQLite, create the folder and set the pragmas per connection."""
+    """Create the engine for `url`; for SQLite, create the folder and set pragmas per connection."""
     parsed = make_url(url)
     kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        kwargs["connect_args"] = {
+            "check_same_thread": False,
+            "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
+        }
     else:
         kwargs["pool_pre_ping"] = True
     # hide_parameters: a database error message never carries a bound value (a note's text).

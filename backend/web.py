@@ -17,9 +17,14 @@ from fastapi.staticfiles import StaticFiles
 REPO = Path(__file__).resolve().parent.parent
 
 # Python 3.11's mimetypes lacks these; a wrong type makes the browser refuse the module/wasm.
-_TYPES = {".mjs": "text/javascript", ".wasm": "application/wasm", ".whl": "application/octet-stream"}
+_TYPES = {
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".whl": "application/octet-stream",
+}
 
-# The page may talk to its own origin only; 'wasm-unsafe-eval' is what Pyodide needs and
+# The page may talk to its own origin only. Pyodide needs 'wasm-unsafe-eval' to compile its
+# WebAssembly and 'unsafe-eval' because its loader builds its EM_JS glue with eval();
 # CodeMirror injects its own <style> elements.
 CSP = (
     "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'; "

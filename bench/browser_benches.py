@@ -158,7 +158,9 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                     message = page.get_by_test_id("app-message").first.text_content()
                     frames = page.locator('[data-testid="frame"]').evaluate_all(
                         "els => els.map(e => [e.dataset.frameKind, e.dataset.path])")
-                    raise RuntimeError(f"no pop-up; page says {message!r}; frames {frames}") from None
+                    raise RuntimeError(
+                        f"no pop-up; page says {message!r}; frames {frames}"
+                    ) from None
                 instrument(popup)
                 popup.wait_for_function(WAIT_EDITABLE, timeout=READY_TIMEOUT_MS, polling=50)
                 click = page.evaluate("window.__bench.clickAt")
@@ -169,7 +171,8 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                 with ctx.expect_page(timeout=20_000) as info:
                     page.evaluate(f"""() => {{
                       window.__bench.clickAt = performance.timeOrigin + performance.now();
-                      window.open("{BARE_PYODIDE}", "bench-bare-{rep}", "popup,width=720,height=760");
+                      window.open("{BARE_PYODIDE}", "bench-bare-{rep}",
+                                  "popup,width=720,height=760");
                     }}""")
                 popup = info.value
                 instrument(popup)

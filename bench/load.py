@@ -35,7 +35,8 @@ class LoadResult:
 
 async def _run(base_url: str, cookies: httpx.Cookies, *, concurrency: int, requests: int | None,
                seconds: float | None, message: str, key: str | None, header: str | None,
-               turns_per_conversation: int, on_progress: Callable[[int], None] | None) -> LoadResult:
+               turns_per_conversation: int,
+               on_progress: Callable[[int], None] | None) -> LoadResult:
     result = LoadResult()
     headers = {}
     if key:

@@ -52,7 +52,9 @@ def _npm_version(package: str) -> str:
 
 def _chromium_version(path: str) -> str:
     try:
-        out = subprocess.run([path, "--version"], check=False, capture_output=True, text=True, timeout=20)
+        out = subprocess.run(
+            [path, "--version"], check=False, capture_output=True, text=True, timeout=20
+        )
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"

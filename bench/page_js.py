@@ -15,7 +15,9 @@ PYODIDE = """() => {
 
 WASM_BYTES = "() => window.__pyodide._module.HEAP8.length"
 
-VIEW_TEXT_LENGTH = """(frame) => frame.querySelector('.cm-content').cmTile.root.view.state.doc.length"""
+VIEW_TEXT_LENGTH = (
+    """(frame) => frame.querySelector('.cm-content').cmTile.root.view.state.doc.length"""
+)
 
 # Per repetition: the mean of `calls` captures (ambient.capture.capture on the window's own
 # store, exactly what the assistant awaits per send) and the mean of `calls` baseline digests

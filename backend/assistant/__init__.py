@@ -1,1 +1,1 @@
-"""The assistant: agent ingress, delivery credentials, tools, the offline agent and the LLM client."""
+"""The assistant: agent ingress, delivery credentials, tools, the offline agent, the LLM client."""

@@ -1,4 +1,4 @@
-"""The tool registry: JSON-schema specs, argument checking, and the one logged way to call a tool."""
+"""The tool registry: JSON-schema specs, argument checking, the one logged way to call a tool."""
 
 from __future__ import annotations
 

@@ -34,7 +34,9 @@ def run_migrations_online() -> None:
         with context.begin_transaction():
             if connection.dialect.name == "postgresql":
                 # Two instances starting together must not both run the DDL.
-                connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK}
+                )
             context.run_migrations()
 
 

@@ -1,1 +1,1 @@
-"""Domain services: plain functions with keyword-only arguments over a SQLAlchemy Session, no HTTP."""
+"""Domain services: plain functions with keyword-only arguments over a SQLAlchemy Session."""

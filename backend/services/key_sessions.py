@@ -27,7 +27,9 @@ def create_key_session(
     )
     db.add(key)
     # Expired keys grant nothing; delivery rows pointing at them are set to NULL by the FK.
-    db.execute(delete(KeySession).where(KeySession.user_id == user_id, KeySession.expires_at <= now))
+    db.execute(
+        delete(KeySession).where(KeySession.user_id == user_id, KeySession.expires_at <= now)
+    )
     db.commit()
     return key
 

@@ -40,7 +40,9 @@ def require_member(db: Session, *, user_id: int, workspace_id: str) -> None:
         raise Forbidden(NOT_ALLOWED)
 
 
-def create_workspace(db: Session, *, workspace_id: str, name: str, member_ids: list[int]) -> Workspace:
+def create_workspace(
+    db: Session, *, workspace_id: str, name: str, member_ids: list[int]
+) -> Workspace:
     workspace = Workspace(id=workspace_id, name=name)
     db.add(workspace)
     db.flush()

@@ -1,4 +1,4 @@
-"""Helpers for the reliability tests: the assistant helpers plus sessions, clients and log capture."""
+"""Helpers for the reliability tests: the assistant helpers plus sessions, clients, log capture."""
 
 from __future__ import annotations
 

@@ -72,7 +72,8 @@ def test_workspaces_lists_only_memberships(alice_client, bob_client):
 @pytest.mark.parametrize("workspace", ["bob-notes", "no-such-workspace"])
 def test_non_member_and_unknown_workspace_get_403_everywhere(alice_client, bob_client, workspace):
     if workspace == "bob-notes":
-        assert bob_client.put("/api/workspaces/bob-notes/documents/a.md", content="x").status_code == 201
+        created = bob_client.put("/api/workspaces/bob-notes/documents/a.md", content="x")
+        assert created.status_code == 201
     base = f"/api/workspaces/{workspace}"
     calls = [
         ("GET", f"{base}/documents", {}),
@@ -94,7 +95,8 @@ def test_non_member_and_unknown_workspace_get_403_everywhere(alice_client, bob_c
 
 
 def test_shared_workspace_is_shared(alice_client, bob_client):
-    assert alice_client.put("/api/workspaces/team/documents/plan.md", content="v1").status_code == 201
+    created = alice_client.put("/api/workspaces/team/documents/plan.md", content="v1")
+    assert created.status_code == 201
     response = bob_client.get("/api/workspaces/team/documents/plan.md")
     assert response.status_code == 200 and response.text == "v1"
 

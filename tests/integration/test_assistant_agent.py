@@ -1,4 +1,4 @@
-"""The built-in offline assistant through POST /turns, in English and Japanese, on both databases."""
+"""The built-in offline assistant through POST /turns, in English and Japanese, on both DBs."""
 
 from __future__ import annotations
 

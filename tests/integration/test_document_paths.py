@@ -96,7 +96,8 @@ def test_longest_valid_path_works(alice_client):
     rng = random.Random(7)
     segments = []
     while sum(len(s) + 1 for s in segments) < 4096:
-        segments.append("".join(rng.choice(string.ascii_letters + string.digits) for _ in range(255)))
+        alphabet = string.ascii_letters + string.digits
+        segments.append("".join(rng.choice(alphabet) for _ in range(255)))
     path = "/".join(segments)[:4096].rstrip("/")
     assert len(path.encode()) >= 4090
     assert alice_client.put(f"{WS}/{path}", content="deep").status_code == 201

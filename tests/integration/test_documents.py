@@ -165,7 +165,9 @@ def test_move_errors(alice_client):
     assert alice_client.post(url("a.md") + "/move", json={"to": "a.md"}).status_code == 400
     assert alice_client.post(url("a.md") + "/move", json={}).status_code == 422
     assert alice_client.post(url("a.md") + "/move", json={"to": 5}).status_code == 422
-    stale = alice_client.post(url("a.md") + "/move", json={"to": "c.md"}, headers={"If-Match": '"9"'})
+    stale = alice_client.post(
+        url("a.md") + "/move", json={"to": "c.md"}, headers={"If-Match": '"9"'}
+    )
     assert stale.status_code == 409
     assert alice_client.get(url("a.md")).text == "A"
 

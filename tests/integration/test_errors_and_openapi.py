@@ -80,7 +80,9 @@ def test_query_strings_are_ignored(alice_client):
     assert response.status_code == 200
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(path=st.text(min_size=0, max_size=300), text=st.text(max_size=200))
 def test_any_path_and_text_is_saved_or_refused_cleanly(alice_client, path, text):
     from urllib.parse import quote
@@ -164,8 +166,11 @@ def test_unstorable_text_anywhere_is_refused_cleanly(alice_client, client):
                                headers=headers)
         assert response.status_code in (401, 422), response.text  # pydantic refuses surrogates
         _assert_error_json(response)
-        response = client.post("/api/session", content=_json({"username": "alice", "password": bad}),
-                               headers=headers)
+        response = client.post(
+            "/api/session",
+            content=_json({"username": "alice", "password": bad}),
+            headers=headers,
+        )
         assert response.status_code in (401, 422), response.text
         _assert_error_json(response)
         response = alice_client.post(f"{WS}/a.md/move", content=_json({"to": bad}), headers=headers)

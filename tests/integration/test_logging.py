@@ -41,7 +41,9 @@ def test_saving_a_note_never_logs_its_text(app, alice_client, caplog):
         logger.removeHandler(handler)
     ours = stream.getvalue()
     # httpx here is the test's own client logging the URL it requests, not the server.
-    server_side = [caplog.handler.format(r) for r in caplog.records if not r.name.startswith("httpx")]
+    server_side = [
+        caplog.handler.format(r) for r in caplog.records if not r.name.startswith("httpx")
+    ]
     everything = ours + "\n".join(server_side)
     assert CANARY not in everything
     assert SECRET_HEADER not in everything

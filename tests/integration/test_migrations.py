@@ -30,6 +30,10 @@ TABLES = {
     "conversations",
     "messages",
     "agent_delivery_credentials",
+    "edit_proposals",
+    "personal_access_tokens",
+    "active_note_sharing",
+    "active_note_publications",
 }
 
 
@@ -51,7 +55,8 @@ def test_models_alone_differ_from_an_empty_database(db_url):
     try:
         with engine.connect() as conn:
             context = MigrationContext.configure(conn, opts={"compare_type": True})
-            added = {d[1].name for d in compare_metadata(context, Base.metadata) if d[0] == "add_table"}
+            diff = compare_metadata(context, Base.metadata)
+            added = {d[1].name for d in diff if d[0] == "add_table"}
             assert added == TABLES
     finally:
         engine.dispose()

@@ -58,7 +58,8 @@ def test_two_instances_share_state(pg_url, tmp_path, fake_web_dir):
             db.commit()
         with two.state.sessionmaker() as db:
             row = db.query(AgentDeliveryCredential).one()
-            assert (row.user_id, row.workspace_id, row.key_session_id) == (ids["alice"], "team", key_id)
+            got = (row.user_id, row.workspace_id, row.key_session_id)
+            assert got == (ids["alice"], "team", key_id)
             assert (row.ambient_path, row.ambient_view, row.ambient_meta) == (
                 "shared.md", "edit", '{"bytes": 8}')
             assert row.expires_at == expires and row.expires_at.tzinfo is not None

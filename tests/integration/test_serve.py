@@ -57,7 +57,8 @@ def test_env_and_cli_precedence(monkeypatch, tmp_path):
 
 def test_default_database_is_sqlite_in_data_dir(tmp_path):
     settings = Settings(data_dir=tmp_path / "d")
-    assert settings.resolved_database_url() == f"sqlite:///{(tmp_path / 'd' / 'ambient.db').as_posix()}"
+    expected = f"sqlite:///{(tmp_path / 'd' / 'ambient.db').as_posix()}"
+    assert settings.resolved_database_url() == expected
     assert Settings(database_url="postgresql+psycopg://u@h/db").resolved_database_url().startswith(
         "postgresql+psycopg://"
     )
@@ -71,7 +72,8 @@ def test_create_app_refuses_the_default_secret_outside_demo(tmp_path, fake_web_d
 
 
 def test_secret_is_not_in_settings_repr():
-    assert "s3cret-value" not in repr(Settings(secret_key="s3cret-value", llm_api_key="s3cret-value"))
+    settings = Settings(secret_key="s3cret-value", llm_api_key="s3cret-value")
+    assert "s3cret-value" not in repr(settings)
 
 
 def test_serve_refuses_the_default_secret(tmp_path):
@@ -116,7 +118,8 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
                 time.sleep(0.2)
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
         request = urllib.request.Request(
-            f"{base}/api/session", data=json.dumps({"username": "alice", "password": "alice"}).encode(),
+            f"{base}/api/session",
+            data=json.dumps({"username": "alice", "password": "alice"}).encode(),
             headers={"Content-Type": "application/json"}, method="POST",
         )
         with opener.open(request, timeout=10) as response:

@@ -120,7 +120,8 @@ def test_expired_session_is_401(alice_client, db_session):
 def test_garbage_cookie_is_401(app):
     client = TestClient(app)
     for value in (b"", b"x", b"a" * 5000, "\u00e9t\u00e9".encode(), b"\xff\xfe", b'"quoted"'):
-        response = client.get("/api/session", headers={"Cookie": SESSION_COOKIE.encode() + b"=" + value})
+        cookie = SESSION_COOKIE.encode() + b"=" + value
+        response = client.get("/api/session", headers={"Cookie": cookie})
         assert response.status_code == 401, value
 
 

@@ -15,7 +15,8 @@ class Server:
     async def post(self, url: str) -> tuple[dict, str | None]:
         self.calls.append(url)
         expires = self.clock() + timedelta(minutes=5)
-        answer = {"id": f"k{len(self.calls)}", "expiresAt": expires.isoformat().replace("+00:00", "Z")}
+        expires_at = expires.isoformat().replace("+00:00", "Z")
+        answer = {"id": f"k{len(self.calls)}", "expiresAt": expires_at}
         return answer, format_datetime(self.clock(), usegmt=True)
 
 

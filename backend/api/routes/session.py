@@ -82,7 +82,9 @@ def sign_in(
     return SessionOut(username=user.username)
 
 
-@router.get("", response_model=SessionOut, summary="Who is signed in", responses=error_responses(401))
+@router.get(
+    "", response_model=SessionOut, summary="Who is signed in", responses=error_responses(401)
+)
 def who_am_i(user: CurrentUser) -> SessionOut:
     return SessionOut(username=user.username)
 

@@ -1,4 +1,4 @@
-"""Initial schema: users, sessions, workspaces, documents, key sessions, conversations, delivery rows.
+"""Initial schema: users, sessions, workspaces, documents, key sessions, conversations, deliveries.
 
 Revision ID: 0001_initial
 Revises:
