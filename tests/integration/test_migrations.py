@@ -37,12 +37,33 @@ TABLES = {
 }
 
 
+# Search's index (migration 0005) is no ORM model, so the comparison leaves out exactly that:
+# on SQLite the FTS5 table and its shadow tables (PRAGMA table_list types "virtual" and
+# "shadow"), on PostgreSQL the trigram GIN index on documents.content.
+SEARCH_INDEX_PG = "ix_documents_content_trgm"
+
+
+def _search_objects(conn) -> set[str]:
+    if conn.dialect.name != "sqlite":
+        return {SEARCH_INDEX_PG}
+    rows = conn.execute(text("PRAGMA table_list")).all()
+    return {row.name for row in rows if row.type in ("virtual", "shadow")}
+
+
 def test_migrations_match_models(db_url):
     engine = build_engine(db_url)
     try:
         upgrade_to_head(engine)
         with engine.connect() as conn:
-            context = MigrationContext.configure(conn, opts={"compare_type": True})
+            skipped = _search_objects(conn)
+            assert skipped, "migration 0005 should have made the search index"
+
+            def include(obj, name, type_, reflected, compare_to):
+                return not (reflected and compare_to is None and name in skipped)
+
+            context = MigrationContext.configure(
+                conn, opts={"compare_type": True, "include_object": include}
+            )
             assert compare_metadata(context, Base.metadata) == []
             assert TABLES <= set(inspect(conn).get_table_names())
     finally:
