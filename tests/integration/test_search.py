@@ -1,0 +1,250 @@
+"""Search across notes (SPEC §11) on SQLite (FTS5 trigram) and PostgreSQL (pg_trgm)."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from urllib.parse import quote
+
+import pytest
+from alembic import command
+from sqlalchemy import text
+
+from backend.db import build_engine
+from backend.logging import LOGGER_NAME, JsonFormatter
+from backend.migrations import alembic_config, upgrade_to_head
+from backend.services import documents as documents_service
+from backend.services import search as search_service
+
+SEARCH = "/api/workspaces/{ws}/search"
+DOCS = "/api/workspaces/{ws}/documents/{path}"
+
+
+def put(client, path: str, body: str, ws: str = "personal") -> None:
+    response = client.put(DOCS.format(ws=ws, path=quote(path, safe="/")), content=body.encode())
+    assert response.status_code in (200, 201), response.text
+
+
+def find(client, q: str, ws: str = "personal") -> list[dict]:
+    response = client.get(SEARCH.format(ws=ws), params={"q": q})
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+def paths(results: list[dict]) -> set[str]:
+    return {r["path"] for r in results}
+
+
+def test_japanese_matches_inside_words(alice_client):
+    put(alice_client, "日記/会議.md", "# 今週\n\n明日の会議室の予約を忘れずに\n牛乳を買う\n")
+    put(alice_client, "other.md", "会社の話\n")
+    # Two characters (below a trigram), three or more (the index), and mixed words.
+    for q in ("議室", "会議室の予約", "予約 会議"):
+        assert find(alice_client, q) == [
+            {"path": "日記/会議.md", "line": 3, "snippet": "明日の会議室の予約を忘れずに"}
+        ], q
+    assert find(alice_client, "牛乳") == [
+        {"path": "日記/会議.md", "line": 4, "snippet": "牛乳を買う"}
+    ]
+    assert paths(find(alice_client, "会")) == {"日記/会議.md", "other.md"}  # one character
+    assert find(alice_client, "会議室 会社") == []  # every word, in one note
+
+
+def test_english_is_case_insensitive(alice_client):
+    put(alice_client, "a.md", "intro\nThe Quarterly ROADMAP review\n")
+    for q in ("roadmap", "RoadMap", "quarterly REVIEW", "Qu", "ROAD", "the"):
+        results = find(alice_client, q)
+        assert paths(results) == {"a.md"}, q
+        assert results[0]["line"] == 2 and results[0]["snippet"] == "The Quarterly ROADMAP review"
+
+
+def test_every_word_is_required(alice_client):
+    put(alice_client, "fruit.md", "apple banana\n")
+    put(alice_client, "mixed.md", "apple\ncherry\n")
+    put(alice_client, "none.md", "nothing here\n")
+    assert paths(find(alice_client, "apple")) == {"fruit.md", "mixed.md"}
+    assert paths(find(alice_client, "banana apple")) == {"fruit.md"}
+    assert paths(find(alice_client, "cherry apple")) == {"mixed.md"}
+    assert find(alice_client, "apple durian") == []
+    assert find(alice_client, "ap ch") == [
+        {"path": "mixed.md", "line": 1, "snippet": "apple"}  # first match of any word
+    ]
+
+
+def test_many_notes_give_at_most_50_most_recent_first(app, alice_client, db_session):
+    for i in range(260):
+        documents_service.save_document(
+            db_session, workspace_id="personal", path=f"many/note-{i:03}.md",
+            content=f"# Note {i:03}\nshared topic line\nserial n{i:03}x\n", max_bytes=1 << 20,
+        )
+    put(alice_client, "team-note.md", "shared topic line\n", ws="team")
+    results = find(alice_client, "shared topic")
+    assert len(results) == 50
+    assert [r["path"] for r in results] == [f"many/note-{i:03}.md" for i in range(259, 209, -1)]
+    assert all(r["line"] == 2 and r["snippet"] == "shared topic line" for r in results)
+    assert find(alice_client, "N123X topic") == [
+        {"path": "many/note-123.md", "line": 2, "snippet": "shared topic line"}
+    ]
+    assert paths(find(alice_client, "shared", ws="team")) == {"team-note.md"}
+
+
+def test_line_and_snippet_rules(alice_client):
+    long_line = "x" * 300 + " needle " + "y" * 300
+    put(alice_client, "long.md", "first\r\nsecond line\r\n" + long_line + "\nafter\n")
+    [hit] = find(alice_client, "needle")
+    assert hit["line"] == 3
+    assert "needle" in hit["snippet"] and len(hit["snippet"]) <= search_service.SNIPPET_CHARS
+    assert hit["snippet"] in long_line
+    [hit] = find(alice_client, "second")
+    assert hit == {"path": "long.md", "line": 2, "snippet": "second line"}  # no \r
+    # A combining mark stays with its letter even where the snippet is cut.
+    accented = "e\u0301" * 200 + " mark"
+    put(alice_client, "accent.md", accented)
+    [hit] = find(alice_client, "mark")
+    assert hit["line"] == 1 and hit["snippet"].endswith("mark")
+    assert not hit["snippet"].startswith("\u0301")
+    assert len(hit["snippet"]) <= search_service.SNIPPET_CHARS
+
+
+def test_results_follow_save_rename_and_delete(alice_client):
+    put(alice_client, "plan.md", "alpha plan\n")
+    assert paths(find(alice_client, "alpha")) == {"plan.md"}
+    put(alice_client, "plan.md", "intro\nbeta plan\n")  # save over it
+    assert find(alice_client, "alpha") == []
+    assert find(alice_client, "beta") == [{"path": "plan.md", "line": 2, "snippet": "beta plan"}]
+    moved = alice_client.post(DOCS.format(ws="personal", path="plan.md") + "/move",
+                              json={"to": "archive/計画.md"})
+    assert moved.status_code == 200, moved.text
+    assert find(alice_client, "beta") == [
+        {"path": "archive/計画.md", "line": 2, "snippet": "beta plan"}
+    ]
+    deleted = alice_client.delete(DOCS.format(ws="personal", path=quote("archive/計画.md")))
+    assert deleted.status_code == 204
+    assert find(alice_client, "beta") == []
+    assert find(alice_client, "pl") == []
+
+
+def test_members_only(client, alice_client, bob_client):
+    put(alice_client, "secret.md", "private words\n")
+    put(alice_client, "shared.md", "private words\n", ws="team")
+    assert client.get(SEARCH.format(ws="personal"), params={"q": "private"}).status_code == 401
+    for ws in ("personal", "no-such-workspace"):
+        response = bob_client.get(SEARCH.format(ws=ws), params={"q": "private"})
+        assert response.status_code == 403, ws
+        assert "private" not in response.text
+    # Bob searches the workspace he shares with alice, and sees only its notes.
+    assert paths(find(bob_client, "private", ws="team")) == {"shared.md"}
+    # An invalid query from a non-member is still 403: membership is checked first.
+    assert bob_client.get(SEARCH.format(ws="personal"), params={"q": ""}).status_code == 403
+
+
+@pytest.mark.parametrize(
+    "q, why",
+    [(None, "word"), ("", "word"), ("   \u3000", "word"), ("a" * 201, "200 characters"),
+     (" ".join(f"w{i}" for i in range(11)), "at most 10"), ("nul\x00here", "cannot")],
+)
+def test_empty_oversized_or_unsearchable_query_is_422(alice_client, q, why):
+    params = {} if q is None else {"q": q}
+    response = alice_client.get(SEARCH.format(ws="personal"), params=params)
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert why in detail
+    if q and q.strip():
+        assert q not in detail
+
+
+def test_query_syntax_is_only_text(alice_client):
+    """LIKE wildcards and FTS5 operators in a query are matched as plain characters."""
+    put(alice_client, "percent.md", "done: 100% of it\n")
+    put(alice_client, "snake.md", "call snake_case here\n")
+    put(alice_client, "quote.md", 'she said "hi there" and left\n')
+    put(alice_client, "ops.md", "a*b^c col:umn NEAR(x y) - back\\slash {a b}\n")
+    put(alice_client, "plain.md", "plain text and more with words, or not\n")
+    cases = {
+        "%": {"percent.md"}, "100%": {"percent.md"}, "0%": {"percent.md"}, "_": {"snake.md"},
+        "e_c": {"snake.md"}, '"hi': {"quote.md"}, '"hi there"': {"quote.md"},
+        'said "hi': {"quote.md"},
+        '"': {"quote.md"}, "a*b": {"ops.md"}, "*": {"ops.md"}, "^c": {"ops.md"},
+        "col:umn": {"ops.md"}, "NEAR(x": {"ops.md"}, "back\\slash": {"ops.md"}, "\\": {"ops.md"},
+        "{a": {"ops.md"}, "AND": {"plain.md", "quote.md"}, "OR": {"plain.md"},
+        "NOT": {"plain.md"}, "-": {"ops.md"}, "(": {"ops.md"}, "plain AND": {"plain.md"},
+        "te%t": set(), "s_id": set(), "a%b": set(), "p*n": set(),
+    }
+    for q, expected in cases.items():
+        assert paths(find(alice_client, q)) == expected, q
+
+
+def _capture_logs():
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    return stream, handler
+
+
+def test_search_logs_neither_note_text_nor_query(app, alice_client, caplog):
+    canary_note = "CANARYNOTE-5b1e-text-must-never-be-logged"
+    canary_query = "CANARYQUERY-91c2"
+    put(alice_client, "canary.md", f"{canary_note} {canary_query}\n")
+    stream, handler = _capture_logs()
+    logger = logging.getLogger(LOGGER_NAME)
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    caplog.set_level(logging.DEBUG)
+    try:
+        assert len(find(alice_client, canary_query)) == 1
+        assert find(alice_client, canary_query + " nomatch") == []
+        alice_client.get(SEARCH.format(ws="personal"), params={"q": canary_query * 20})  # 422
+    finally:
+        logger.removeHandler(handler)
+    ours = stream.getvalue()
+    server_side = [
+        caplog.handler.format(r) for r in caplog.records if not r.name.startswith("httpx")
+    ]
+    everything = ours + "\n".join(server_side)
+    assert canary_note not in everything and canary_query not in everything
+    requests = [json.loads(line) for line in ours.splitlines()]
+    searches = [r for r in requests if r.get("route") == "/api/workspaces/{ws}/search"]
+    assert [r["status"] for r in searches] == [200, 200, 422]
+
+
+def test_service_limit_and_errors(app, alice_client, db_session):
+    for i in range(5):
+        put(alice_client, f"n{i}.md", "limit test\n")
+    found = search_service.search(db_session, workspace_id="personal", query="LIMIT", limit=3)
+    assert len(found) == 3 and set(found[0]) == {"path", "line", "snippet"}
+    assert len(search_service.search(db_session, workspace_id="personal", query="limit",
+                                      limit=500)) == 5
+    assert search_service.search(db_session, workspace_id="nobody", query="limit") == []
+    with pytest.raises(search_service.InvalidQuery):
+        search_service.search(db_session, workspace_id="personal", query=" ")
+
+
+def test_migration_indexes_the_notes_already_there(db_url):
+    engine = build_engine(db_url)
+    try:
+        command.upgrade(alembic_config(engine), "0004_outside_agents")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO workspaces (id, name) VALUES ('w', 'W')"))
+            conn.execute(
+                text(
+                    "INSERT INTO documents (workspace_id, path, path_sha256, content, bytes, "
+                    "revision, updated_at) VALUES ('w', :p, :k, :c, 1, 1, :t)"
+                ),
+                [{"p": f"old-{i}.md", "k": f"{i:064}", "c": f"before the index\nold 既存メモ {i}",
+                  "t": "2026-01-01 00:00:00"} for i in range(3)],
+            )
+        upgrade_to_head(engine)
+        from sqlalchemy.orm import Session
+
+        with Session(engine) as db:
+            found = search_service.search(db, workspace_id="w", query="既存メモ index")
+            assert sorted(r["path"] for r in found) == ["old-0.md", "old-1.md", "old-2.md"]
+            assert {r["line"] for r in found} == {1}
+        # The index goes away with a downgrade and comes back, filled, with the upgrade.
+        command.downgrade(alembic_config(engine), "0004_outside_agents")
+        upgrade_to_head(engine)
+        with Session(engine) as db:
+            assert len(search_service.search(db, workspace_id="w", query="既存メモ")) == 3
+    finally:
+        engine.dispose()
