@@ -93,7 +93,11 @@ class Document(Base):
 
 
 class KeySession(Base):
-    """Lets the agent read a workspace on the user's behalf until `expires_at`."""
+    """Lets the agent read a workspace on the user's behalf until `expires_at`.
+
+    `user_session_id` is the sign-in it was opened under (a `UserSession.id`); signing out
+    deletes the key sessions that carry it (migration 0002 explains why it is no foreign key).
+    """
 
     __tablename__ = "key_sessions"
 
@@ -102,6 +106,7 @@ class KeySession(Base):
     workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
+    user_session_id: Mapped[str | None] = mapped_column(String(64), index=True)
 
 
 class Conversation(Base):

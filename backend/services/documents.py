@@ -8,7 +8,7 @@ from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
-from ambient.paths import PathError, check_path
+from ambient.paths import PathError, normalize_path
 from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, PreconditionFailed, TooLarge
 from backend.models import Document, path_key
@@ -18,9 +18,12 @@ _MAX_RETRIES = 5
 
 
 def valid_path(path: object) -> str:
-    """The path unchanged, or BadPath with ambient.paths' message (which never echoes it)."""
+    """The path in NFC (how it is stored and looked up), or BadPath with ambient.paths' message.
+
+    Every write and lookup below goes through here, so two spellings of one name are one note.
+    """
     try:
-        return check_path(path)
+        return normalize_path(path)
     except PathError as exc:
         raise BadPath(str(exc)) from None
 

@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ambient.paths import MAX_PATH_BYTES, MAX_SEGMENT_BYTES, PathError, check_path, is_valid_path
+import unicodedata
+
+from ambient.paths import (
+    INVISIBLE_CHARS,
+    MAX_PATH_BYTES,
+    MAX_SEGMENT_BYTES,
+    PathError,
+    check_path,
+    is_valid_path,
+    normalize_path,
+)
 
 VALID = [
     "a.md",
@@ -49,6 +59,16 @@ INVALID = {
     "segment too long": "x" * (MAX_SEGMENT_BYTES + 1),
     "segment too long in utf-8": "あ" * 86,  # 258 bytes, 86 characters
     "path too long": "/".join(["y" * 255] * 16) + "/zz",  # 4,098 bytes
+    "right-to-left override": "evil\u202egpj.md",
+    "left-to-right embedding": "a\u202ab.md",
+    "pop directional formatting": "a\u202cb.md",
+    "first strong isolate": "a\u2068b.md",
+    "pop directional isolate": "a\u2069b.md",
+    "zero-width space": "caf\u200be.md",
+    "zero-width non-joiner": "a\u200cb.md",
+    "zero-width joiner": "a\u200db.md",
+    "word joiner": "a\u2060b.md",
+    "byte order mark": "\ufeffa.md",
 }
 
 
@@ -96,7 +116,7 @@ def test_never_raises_anything_but_path_error(text):
 
 
 @given(st.lists(st.text(alphabet=st.characters(min_codepoint=0x20, blacklist_characters="/\\\x7f",
-                                                 blacklist_categories=("Cs", "Cc")),
+                                                 blacklist_categories=("Cs", "Cc", "Cf")),
                         min_size=1, max_size=20), min_size=1, max_size=8))
 def test_joined_ordinary_segments_are_valid(segments):
     path = "/".join(segments)
@@ -104,3 +124,44 @@ def test_joined_ordinary_segments_are_valid(segments):
         assert not is_valid_path(path)
     else:
         assert check_path(path) == path
+
+
+def test_the_invisible_set_is_exactly_the_contract():
+    expected = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200C, 0x200D, 0x2060,
+                0xFEFF}
+    assert {ord(ch) for ch in INVISIBLE_CHARS} == expected
+    for code in expected:
+        with pytest.raises(PathError, match="invisible"):
+            normalize_path(f"notes/a{chr(code)}b.md")
+
+
+def test_nfd_and_nfc_spellings_normalise_to_one_path():
+    nfc, nfd = "caf\u00e9/r\u00e9sum\u00e9.md", "cafe\u0301/re\u0301sume\u0301.md"
+    assert nfc != nfd
+    assert normalize_path(nfd) == normalize_path(nfc) == nfc
+    assert check_path(nfd) is nfd  # validation alone leaves the spelling as it is
+    assert normalize_path("hangul \u1100\u1161.md") == "hangul \uac00.md"
+
+
+def test_normalize_checks_the_nfc_form_and_refuses_what_check_refuses():
+    with pytest.raises(PathError):
+        normalize_path("a\ud800.md")
+    with pytest.raises(PathError):
+        normalize_path(b"a.md")
+    for path in INVALID.values():
+        with pytest.raises(PathError):
+            normalize_path(path)
+    # 256 bytes as e + combining accent (3 bytes each) but 170 bytes in NFC: accepted
+    long_nfd = "e\u0301" * 85 + "x"
+    assert len(long_nfd.encode()) == 256
+    assert normalize_path(long_nfd) == "\u00e9" * 85 + "x"
+
+
+@given(st.text(max_size=64))
+def test_normalize_is_idempotent_and_gives_nfc(text):
+    try:
+        once = normalize_path(text)
+    except PathError:
+        return
+    assert unicodedata.is_normalized("NFC", once)
+    assert normalize_path(once) == once
