@@ -1,7 +1,86 @@
-"""The inline AI command: one-shot requests about a selection (SPEC §9)."""
+"""The inline AI command: one-shot requests about a selection (SPEC §9). Nothing is stored."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from ambient import inline_context
+from ambient.paths import PathError, check_path
+from backend.api.deps import CurrentUser, SessionDep, SettingsDep
+from backend.assistant import inline
+from backend.errors import error_responses
+from backend.services import workspaces as workspaces_service
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
+
+MAX_INSTRUCTION_CHARS = 2_000
+
+
+class SelectionIn(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: int = Field(alias="from", ge=0, description="CodeMirror position (UTF-16 units).")
+    to: int = Field(ge=0, description="CodeMirror position (UTF-16 units), at least `from`.")
+    text: str = Field(description="The selected text: at most 16,384 bytes of UTF-8.")
+
+
+class InlineIn(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
+
+    workspace_id: str = Field(min_length=1, max_length=64, description="The workspace slug.")
+    path: str = Field(min_length=1, max_length=4096, description="The note's path.")
+    instruction: str = Field(min_length=1, max_length=MAX_INSTRUCTION_CHARS)
+    selection: SelectionIn
+    before: str = Field("", description="Whole lines before the selection, at most 2,048 bytes.")
+    after: str = Field("", description="Whole lines after the selection, at most 2,048 bytes.")
+
+    @field_validator("path")
+    @classmethod
+    def _valid_path(cls, value: str) -> str:
+        try:
+            check_path(value)
+        except PathError:
+            raise ValueError("not a valid note path") from None
+        return value
+
+
+class InlineOut(BaseModel):
+    replacement: str | None = Field(description="The new text for the range; null if not done.")
+    explanation: str | None = Field(description="Why there is no replacement, in words.")
+
+
+@router.post(
+    "/inline",
+    response_model=InlineOut,
+    summary="Answer an inline command about a selection (nothing is stored)",
+    responses=error_responses(401, 403, 422),
+)
+def post_inline(
+    body: InlineIn, user: CurrentUser, db: SessionDep, settings: SettingsDep
+) -> InlineOut:
+    workspaces_service.require_member(db, user_id=user.id, workspace_id=body.workspace_id)
+    selection = body.selection
+    problem = inline_context.check(selection.text, body.before, body.after)
+    if problem is None and (
+        selection.to < selection.from_
+        or selection.to - selection.from_ != inline_context.utf16_len(selection.text)
+    ):
+        problem = "The selection's from and to do not match the length of its text."
+    if problem is not None:
+        raise HTTPException(status_code=422, detail=problem)
+    if settings.llm_base_url:
+        answer = inline.ask_model(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout_seconds,
+            instruction=body.instruction,
+            selection=selection.text,
+            before=body.before,
+            after=body.after,
+        )
+    else:
+        answer = inline.offline(body.instruction, selection.text)
+    return InlineOut(replacement=answer.replacement, explanation=answer.explanation)
