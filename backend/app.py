@@ -30,6 +30,7 @@ from backend.db import build_engine, build_sessionmaker, utcnow
 from backend.errors import install_error_handlers
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
+from backend.outside_agents.server import mount_mcp
 from backend.services.users import Passwords
 from backend.web import mount_web
 
@@ -65,7 +66,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with app.state.mcp_sessions.run():  # the /mcp transport's task group
+            yield
         engine.dispose()
 
     app = FastAPI(
@@ -94,6 +96,7 @@ def create_app(settings: Settings) -> FastAPI:
                tokens, active_note)
     for module in routers:
         app.include_router(module.router)
+    app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents
     mount_web(app, settings)
     return app
 

@@ -2,6 +2,89 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.alias_generators import to_camel
+
+from backend.api.deps import CurrentUser, SessionDep
+from backend.db import utcnow
+from backend.errors import BadRequest, error_responses
+from backend.services import tokens as tokens_service
 
 router = APIRouter(prefix="/api/tokens", tags=["tokens"])
+
+TokenName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
+
+
+class TokenIn(_Camel):
+    name: TokenName
+    expires_in_days: int = Field(ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
+
+
+class TokenCreatedOut(_Camel):
+    id: str
+    name: str
+    token: str = Field(description="The token itself: shown only in this answer, never again.")
+    expires_at: datetime
+
+
+class TokenOut(_Camel):
+    id: str
+    name: str
+    created_at: datetime
+    expires_at: datetime
+    last_used_at: datetime | None
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=TokenCreatedOut,
+    summary="Create a personal access token (shown once)",
+    responses=error_responses(400, 401, 422),
+)
+def create_token(body: TokenIn, user: CurrentUser, db: SessionDep) -> TokenCreatedOut:
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in body.name):
+        raise BadRequest("A token name cannot contain control characters.")
+    row, token = tokens_service.create_token(
+        db, user_id=user.id, name=body.name, expires_in_days=body.expires_in_days, now=utcnow()
+    )
+    return TokenCreatedOut(id=row.id, name=row.name, token=token, expires_at=row.expires_at)
+
+
+@router.get(
+    "",
+    response_model=list[TokenOut],
+    summary="List your personal access tokens (never the tokens themselves)",
+    responses=error_responses(401),
+)
+def list_tokens(user: CurrentUser, db: SessionDep) -> list[TokenOut]:
+    return [
+        TokenOut(
+            id=row.id,
+            name=row.name,
+            created_at=row.created_at,
+            expires_at=row.expires_at,
+            last_used_at=row.last_used_at,
+        )
+        for row in tokens_service.list_tokens(db, user_id=user.id)
+    ]
+
+
+@router.delete(
+    "/{token_id}",
+    status_code=204,
+    response_class=Response,
+    summary="Revoke a token at once",
+    responses=error_responses(401, 404),
+)
+def revoke_token(token_id: str, user: CurrentUser, db: SessionDep) -> Response:
+    tokens_service.revoke_token(db, user_id=user.id, token_id=token_id)
+    return Response(status_code=204)

@@ -1,0 +1,231 @@
+"""/mcp: the official SDK's MCP server over Streamable HTTP, behind a bearer-token guard.
+
+The SDK's session manager runs stateless with JSON answers: every HTTP request carries its
+own token and is checked on its own, so a revoked token stops working at once and nothing
+lives in server memory between requests (several server processes may share a database).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import anyio
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.datastructures import Headers
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from backend.db import utcnow
+from backend.outside_agents import tools
+from backend.services import tokens as tokens_service
+
+MCP_PATH = "/mcp"
+# A tool call is a few hundred bytes; nothing an agent sends here needs more.
+MAX_REQUEST_BYTES = 64 * 1024
+USER_KEY = "ana.mcp_user_id"  # scope key the guard fills in and the tools read
+NO_TOKEN = (
+    "Send a personal access token as 'Authorization: Bearer <token>'. Create one in the "
+    "notes page's settings."
+)
+BAD_TOKEN = "The token is unknown, expired or revoked. Create a new one in the notes page."
+FOREIGN_ORIGIN = "Requests from another web origin are not allowed here."
+
+INSTRUCTIONS = (
+    "Tools for the user's Markdown notes. When the user says 'this note', 'the current "
+    "note', 'what I'm looking at' or similar without naming a note, call get_active_note. "
+    "When they name a note, use read_document; to find notes, list_documents or "
+    "search_notes. Workspace ids look like 'personal' or 'team'; get_active_note tells you "
+    "the workspace of the open note. If a result has a caveat, repeat it to the user."
+)
+
+MaxBytes = Annotated[
+    int | None,
+    Field(description="Largest number of UTF-8 bytes of note text to return (default 65,536, "
+                      "at most 262,144); a longer note comes back partial."),
+]
+WorkspaceId = Annotated[
+    str, Field(description="The workspace id, such as 'personal' or 'team'.", max_length=64)
+]
+NotePath = Annotated[
+    str,
+    Field(description="Workspace-relative path of the note, such as 'notes/plan.md'.",
+          max_length=4096),
+]
+Query = Annotated[
+    str, Field(description="Words that must all occur in the note (case-insensitive).",
+               max_length=200),
+]
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+
+
+def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
+    """The MCP server with its four tools; each call opens its own database session."""
+    with _sdk_leaves_logging_alone():
+        server = MCPServer(
+            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
+        )
+
+    def run(ctx: Context, work: Callable[[Session, int], dict]) -> CallToolResult:
+        user_id = ctx.request_context.request.scope[USER_KEY]  # set by McpGuard, never absent
+        with sessions() as db:
+            result = work(db, user_id)
+        return CallToolResult(
+            content=[TextContent(type="text", text=result["text"])],
+            structured_content=result,
+            is_error=not result["ok"],
+        )
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Read the note the user is looking at right now in their notes page: its "
+            "workspace, path, view, selection and saved text. Call this first whenever the "
+            "user says 'this note', 'the current note', 'the note I have open', 'summarise "
+            "this' or similar without naming a note, and again for each new request (the "
+            "open note may have changed). If the result says 'stale', the saved copy is "
+            "behind the screen: repeat its caveat sentence to the user."
+        ),
+    )
+    def get_active_note(ctx: Context, maxBytes: MaxBytes = None) -> CallToolResult:
+        return run(ctx, lambda db, uid: tools.get_active_note(
+            db, user_id=uid, max_bytes=maxBytes, now=utcnow()))
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "List the notes of one of the user's workspaces (path and size of each). Call "
+            "this when the user asks which notes they have, or to find a note by its name."
+        ),
+    )
+    def list_documents(ctx: Context, workspaceId: WorkspaceId) -> CallToolResult:
+        return run(ctx, lambda db, uid: tools.list_documents(
+            db, user_id=uid, workspace_id=workspaceId))
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Read one note by its path in a workspace (its saved copy). Call this when the "
+            "user names a note; for 'this note' use get_active_note instead."
+        ),
+    )
+    def read_document(
+        ctx: Context,
+        workspaceId: WorkspaceId,
+        path: NotePath,
+        maxBytes: MaxBytes = None,
+    ) -> CallToolResult:
+        return run(ctx, lambda db, uid: tools.read_document(
+            db, user_id=uid, workspace_id=workspaceId, path=path, max_bytes=maxBytes))
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Search a workspace's notes for every word of a query (case-insensitive, "
+            "Japanese included); answers up to 50 notes with the line and a snippet. Call "
+            "this for 'which notes mention ...' or to find a note by its content."
+        ),
+    )
+    def search_notes(
+        ctx: Context, workspaceId: WorkspaceId, query: Query
+    ) -> CallToolResult:
+        return run(ctx, lambda db, uid: tools.search_notes(
+            db, user_id=uid, workspace_id=workspaceId, query=query))
+
+    return server
+
+
+@contextmanager
+def _sdk_leaves_logging_alone():
+    """MCPServer() calls logging.basicConfig; keep the process's own logging as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        for handler in list(root.handlers):
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+        # The SDK's info lines can quote what a client sent (a tool argument may be a path).
+        logging.getLogger("mcp").setLevel(logging.WARNING)
+
+
+class McpGuard:
+    """Origin and bearer-token checks in front of the SDK's transport, for every request.
+
+    An Origin header that is present and not this app's own gets 403 (DNS rebinding, as
+    the MCP transport specification asks); a missing, unknown, expired or revoked token
+    gets 401. Neither the token nor the body is ever logged.
+    """
+
+    def __init__(
+        self,
+        manager: StreamableHTTPSessionManager,
+        sessions: sessionmaker[Session],
+        same_origin: Callable[[Scope], bool],
+    ) -> None:
+        self.manager = manager
+        self.sessions = sessions
+        self.same_origin = same_origin
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        if headers.get("origin") is not None and not self.same_origin(scope):
+            await JSONResponse({"detail": FOREIGN_ORIGIN}, status_code=403)(scope, receive, send)
+            return
+        token = _bearer(headers.get("authorization"))
+        user_id = await anyio.to_thread.run_sync(self._user_id, token) if token else None
+        if user_id is None:
+            response = JSONResponse(
+                {"detail": BAD_TOKEN if token else NO_TOKEN},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="ambient-notes"'},
+            )
+            await response(scope, receive, send)
+            return
+        scope[USER_KEY] = user_id
+        state = scope.get("state")
+        if isinstance(state, dict):
+            state["user_id"] = user_id  # the request log line names the user, not the token
+        await self.manager.handle_request(scope, receive, send)
+
+    def _user_id(self, token: str) -> int | None:
+        with self.sessions() as db:
+            user = tokens_service.user_for_token(db, token=token, now=utcnow())
+            return None if user is None else user.id
+
+
+def _bearer(value: str | None) -> str | None:
+    if not value:
+        return None
+    scheme, _, token = value.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def mount_mcp(app: FastAPI, same_origin: Callable[[Scope], bool]) -> StreamableHTTPSessionManager:
+    """Add the /mcp route to `app`; run the returned manager's `run()` in the app's lifespan."""
+    server = build_mcp(app.state.sessionmaker)
+    server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        max_request_body_size=MAX_REQUEST_BYTES,
+        # Host is checked for the whole app and Origin by McpGuard, against the app's own
+        # origin (the SDK's fixed allow-list cannot know it behind a proxy).
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    manager = server.session_manager
+    guard: Any = McpGuard(manager, app.state.sessionmaker, same_origin)
+    app.router.routes.append(Route(MCP_PATH, endpoint=guard, methods=["GET", "POST", "DELETE"]))
+    return manager

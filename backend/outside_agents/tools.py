@@ -1,0 +1,137 @@
+"""What the MCP tools answer: the assistant's document rules, with a token's authority.
+
+The authority here is the token's user and their workspace membership (no delivery row,
+no key session). Reading, framing and the access messages are the assistant's own
+(backend.assistant.tools), so both channels say the same thing for the same failure.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from backend.assistant import tools as assistant_tools
+from backend.assistant.tools import CAVEAT, NOT_MEMBER, clamp_max_bytes
+from backend.errors import BadRequest
+from backend.services import active_note as active_note_service
+from backend.services import documents, search, workspaces
+
+SHARING_OFF = "sharing_off"
+NO_ACTIVE_NOTE = "no_active_note"
+SEARCH_REFUSED = "bad_query"
+
+SHARING_OFF_TEXT = (
+    "The user has not switched on sharing of their active note with outside agents, so I "
+    "cannot tell which note they are looking at. They can switch it on in the notes page "
+    "(settings: 'Share my active note'), or name the note so you can use read_document."
+)
+NO_ACTIVE_NOTE_TEXT = (
+    "No note is open in the user's notes page right now (no window has reported one in the "
+    "last 10 minutes). Ask the user which note they mean, or list their notes with "
+    "list_documents."
+)
+
+
+def _no_access(workspace_id: str, db: Session, user_id: int) -> dict | None:
+    """The assistant's not-a-member failure, or None when the user may read the workspace."""
+    if workspaces.is_member(db, user_id=user_id, workspace_id=workspace_id):
+        return None
+    return assistant_tools._failure(NOT_MEMBER)
+
+
+def _context(db: Session, user_id: int, workspace_id: str):
+    ctx = assistant_tools.ToolContext(db=db, conversation_id="", user_id=user_id)
+    auth = assistant_tools._Authority(workspace_id, None, None, None)
+    return ctx, auth
+
+
+def list_documents(db: Session, *, user_id: int, workspace_id: str) -> dict:
+    refused = _no_access(workspace_id, db, user_id)
+    if refused:
+        return refused
+    docs = documents.list_documents(db, workspace_id=workspace_id)
+    listing = [
+        {
+            "path": d.path,
+            "bytes": d.bytes,
+            "revision": d.revision,
+            "updatedAt": d.updated_at.isoformat().replace("+00:00", "Z"),
+        }
+        for d in docs
+    ]
+    if listing:
+        lines = "\n".join(f"- {d['path']} ({d['bytes']:,} bytes)" for d in listing)
+        text = f"Notes in workspace {workspace_id} ({len(listing)}):\n{lines}"
+    else:
+        text = f"Workspace {workspace_id} has no notes yet."
+    return {"ok": True, "workspaceId": workspace_id, "documents": listing, "text": text}
+
+
+def read_document(
+    db: Session, *, user_id: int, workspace_id: str, path: str, max_bytes: int | None
+) -> dict:
+    refused = _no_access(workspace_id, db, user_id)
+    if refused:
+        return refused
+    ctx, auth = _context(db, user_id, workspace_id)
+    result = assistant_tools._read(ctx, auth, path, clamp_max_bytes(max_bytes))
+    if not result["ok"]:
+        return result
+    framed = assistant_tools._frame(result, "Note")
+    framed["workspaceId"] = workspace_id
+    return framed
+
+
+def search_notes(db: Session, *, user_id: int, workspace_id: str, query: str) -> dict:
+    refused = _no_access(workspace_id, db, user_id)
+    if refused:
+        return refused
+    try:
+        hits = search.search(db, workspace_id=workspace_id, query=query)
+    except BadRequest as exc:  # the search's own plain message (empty, too long, ...)
+        return {"ok": False, "reason": SEARCH_REFUSED, "text": exc.message}
+    if hits:
+        lines = "\n".join(f"- {h['path']}, line {h['line']}: {h['snippet']}" for h in hits)
+        text = f"Notes in workspace {workspace_id} that mention it ({len(hits)}):\n{lines}"
+    else:
+        text = f"No note in workspace {workspace_id} contains every word of that search."
+    return {"ok": True, "workspaceId": workspace_id, "results": hits, "text": text}
+
+
+def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: datetime) -> dict:
+    """The active note's saved copy, compared with the published bytes and sha256.
+
+    `flushed` is not part of the comparison: a publication measures the live text, it
+    does not flush saves (that is the per-turn capture's job), and once autosave has
+    caught up the saved copy matches what was measured.
+    """
+    if not active_note_service.is_enabled(db, user_id=user_id):
+        return {"ok": False, "reason": SHARING_OFF, "text": SHARING_OFF_TEXT}
+    active = active_note_service.active_note(db, user_id=user_id, now=now)
+    if active is None:
+        return {"ok": False, "reason": NO_ACTIVE_NOTE, "text": NO_ACTIVE_NOTE_TEXT}
+    refused = _no_access(active.workspace_id, db, user_id)
+    if refused:
+        return refused
+    pointer = active.pointer
+    ctx, auth = _context(db, user_id, active.workspace_id)
+    result = assistant_tools._read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
+    if not result["ok"]:
+        return result
+    if not result["partial"]:  # only a complete copy can be compared with the measurement
+        fresh = result["bytes"] == pointer.bytes and result["_sha256"] == pointer.sha256
+        result["stale"] = not fresh
+        result["caveat"] = None if fresh else CAVEAT
+    framed = assistant_tools._frame(result, "The note open on the user's screen is")
+    framed.update(
+        workspaceId=active.workspace_id,
+        view=pointer.view,
+        selection=(
+            {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
+            if pointer.selection
+            else None
+        ),
+        publishedAt=active.refreshed_at.isoformat().replace("+00:00", "Z"),
+    )
+    return framed
