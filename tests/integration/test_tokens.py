@@ -1,0 +1,90 @@
+"""Personal access tokens over the page's session (SPEC §10): shown once, stored hashed."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from backend.models.outside_agents import PersonalAccessToken
+
+
+def _parse(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def test_create_shows_the_token_once_and_stores_only_its_hash(alice_client, db_session):
+    before = datetime.now(UTC)
+    r = alice_client.post("/api/tokens", json={"name": "  Claude Code  ", "expiresInDays": 30})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert set(created) == {"id", "name", "token", "expiresAt"}
+    assert created["name"] == "Claude Code"
+    assert created["token"].startswith("ana_pat_") and len(created["token"]) > 40
+    expires = _parse(created["expiresAt"])
+    assert before + timedelta(days=30) <= expires <= datetime.now(UTC) + timedelta(days=30)
+
+    listed = alice_client.get("/api/tokens").json()
+    assert listed == [{
+        "id": created["id"], "name": "Claude Code", "createdAt": listed[0]["createdAt"],
+        "expiresAt": created["expiresAt"], "lastUsedAt": None,
+    }]
+    row = db_session.scalars(select(PersonalAccessToken)).one()
+    assert row.token_sha256 == hashlib.sha256(created["token"].encode()).hexdigest()
+    stored = " ".join(str(getattr(row, c.key)) for c in PersonalAccessToken.__table__.columns)
+    assert created["token"] not in stored and created["token"][8:] not in stored
+
+
+def test_tokens_are_listed_newest_first_and_revoked_by_id(alice_client):
+    ids = [
+        alice_client.post("/api/tokens", json={"name": n, "expiresInDays": 1}).json()["id"]
+        for n in ("one", "two")
+    ]
+    assert [t["name"] for t in alice_client.get("/api/tokens").json()] == ["two", "one"]
+    assert alice_client.delete(f"/api/tokens/{ids[1]}").status_code == 204
+    assert [t["id"] for t in alice_client.get("/api/tokens").json()] == [ids[0]]
+    again = alice_client.delete(f"/api/tokens/{ids[1]}")
+    assert again.status_code == 404 and again.json()["detail"] == "There is no such token."
+
+
+def test_another_users_tokens_are_invisible_and_cannot_be_revoked(alice_client, bob_client):
+    alice_id = alice_client.post("/api/tokens", json={"name": "a", "expiresInDays": 7}).json()["id"]
+    assert bob_client.get("/api/tokens").json() == []
+    assert bob_client.delete(f"/api/tokens/{alice_id}").status_code == 404
+    assert [t["id"] for t in alice_client.get("/api/tokens").json()] == [alice_id]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "", "expiresInDays": 7},
+        {"name": "   ", "expiresInDays": 7},
+        {"name": "x" * 101, "expiresInDays": 7},
+        {"name": "ok", "expiresInDays": 0},
+        {"name": "ok", "expiresInDays": 366},
+        {"name": "ok", "expiresInDays": "soon"},
+        {"name": "ok"},
+        {"expiresInDays": 7},
+    ],
+)
+def test_bad_token_requests_get_a_plain_422_and_create_nothing(alice_client, body):
+    r = alice_client.post("/api/tokens", json=body)
+    assert r.status_code == 422 and r.json()["detail"].startswith("The request is invalid")
+    assert alice_client.get("/api/tokens").json() == []
+
+
+def test_a_name_with_control_characters_is_refused(alice_client):
+    r = alice_client.post("/api/tokens", json={"name": "a\u0007b", "expiresInDays": 7})
+    assert r.status_code == 400 and "control characters" in r.json()["detail"]
+
+
+def test_signed_out_and_cross_origin_requests_are_refused(client, alice_client):
+    assert client.get("/api/tokens").status_code == 401
+    assert client.post("/api/tokens", json={"name": "a", "expiresInDays": 7}).status_code == 401
+    assert client.delete("/api/tokens/whatever").status_code == 401
+    r = alice_client.post("/api/tokens", json={"name": "a", "expiresInDays": 7},
+                          headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+    assert alice_client.get("/api/tokens").json() == []
