@@ -9,7 +9,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import backend_benches, machine, report
+from bench import backend_benches, machine, report, search_bench
 from bench.plan import PLANS
 
 SERVER = {
@@ -17,6 +17,7 @@ SERVER = {
     "tools": backend_benches.tools,
     "server-memory": backend_benches.server_memory,
     "load": backend_benches.steady_load,
+    "search": search_bench.search,
 }
 BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory")
 
