@@ -10,12 +10,11 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ambient.contract import HEADER_NAME, VIEWS  # noqa: F401 - the codec's header, re-exported
 from ambient.paths import PathError, check_path
 
-HEADER_NAME = "X-Ambient-Note"
 MAX_HEADER_BYTES = 2048
 VERSION = 1
-VIEWS = ("edit", "preview", "todo", "mindmap")
 MAX_FRAME_ID_CHARS = 256
 # Positions and byte counts beyond this are not meaningful for a note and cannot survive a
 # round trip through a JavaScript number exactly.

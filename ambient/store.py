@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-INBOX = "inbox"
+from ambient.contract import INBOX
 
 
 class Runtime(Protocol):

@@ -42,3 +42,48 @@ def test_the_browser_layer_is_the_only_place_that_imports_js():
     }
     assert users, "the browser layer should import js somewhere"
     assert all(path.startswith("web/app/") for path in users), sorted(users)
+
+
+def _sources(*folders: str) -> list[Path]:
+    return [path for folder in folders for path in sorted((ROOT / folder).rglob("*.py"))]
+
+
+def test_backend_and_the_page_never_import_each_other():
+    for module in _sources("backend"):
+        assert not imported_roots(module) & {"app", "web"}, module.relative_to(ROOT)
+    for module in _sources("web/app"):
+        assert "backend" not in imported_roots(module), module.relative_to(ROOT)
+
+
+def _spellings(tree: ast.AST):
+    """String literals, and the string members of literal tuples/lists/sets/dict keys."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield "str", node.value
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            yield "group", frozenset(e.value for e in node.elts if isinstance(e, ast.Constant))
+        elif isinstance(node, ast.Dict):
+            yield "group", frozenset(k.value for k in node.keys if isinstance(k, ast.Constant))
+        elif isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
+            "kind"
+        ] and isinstance(node.value, ast.Constant):
+            yield "kind", node.value.value
+
+
+def test_the_contract_constants_are_spelled_once():
+    from ambient import contract
+
+    headers = {contract.HEADER_NAME.lower(), contract.KEY_SESSION_HEADER.lower()}
+    groups = {frozenset(contract.VIEWS), frozenset(contract.FRAME_KINDS)}
+    home = ROOT / "ambient" / "contract.py"
+    for module in _sources("ambient", "backend", "web/app"):
+        if module == home:
+            continue
+        for what, value in _spellings(ast.parse(module.read_text(encoding="utf-8"))):
+            where = module.relative_to(ROOT)
+            if what == "str":
+                assert value.lower() not in headers, f"{where} spells {value!r}: import it"
+            elif what == "group":
+                assert not any(group <= value for group in groups), f"{where} lists {value}"
+            else:
+                assert value not in contract.FRAME_KINDS, f"{where}: kind = {value!r}"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, quote, urlencode
 
-VIEWS = ("edit", "preview", "todo", "mindmap")
-FRAME_KINDS = ("inbox", "assistant", "files")
+from ambient.contract import FRAME_KINDS, VIEWS
 
 
 class ApiError(Exception):

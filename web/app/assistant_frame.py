@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ambient.contract import ASSISTANT
 from app import assistant
 from app.dom import h
 from app.frame import Frame
@@ -10,7 +11,7 @@ from app.frame import Frame
 class AssistantFrame(Frame):
     """A frame around one chat; the chat itself (and the ambient chip) is app.assistant."""
 
-    kind = "assistant"
+    kind = ASSISTANT
     title = "Assistant"
 
     def __init__(self, frameset, frame_id: str) -> None:

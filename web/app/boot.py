@@ -25,7 +25,7 @@ async def main() -> None:
         # 2. The context: one API helper and one ambient store for this realm.
         ctx = App(api=Api(), store=make_store(), window_role="popout" if request else "main",
                   params=parse_query(str(window.location.search)))
-        window.ana_ctx = ctx  # handy in the console; nothing depends on it
+        window.ana_ctx = ctx  # the console and bench/page_js.py reach the store through it
         shell = Shell(ctx, root)
         set_reporter(shell.say)
         # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from ambient.store import AmbientStore
 from app.api_model import describe
+from app.keys import KeySessions
 
 
 def make_store() -> AmbientStore:
@@ -30,6 +31,12 @@ class App:
         self._documents_callbacks: list[Callable] = []
         self._status: Callable[[str], None] = lambda message: None
         self.background_savers: set = set()  # saves still finishing for closed frames
+        # One key-session cache per window, shared by its chats; forgotten at sign-out.
+        self.key_sessions = KeySessions(self._post_key_session)
+
+    async def _post_key_session(self, url: str) -> tuple[dict, str | None]:
+        reply = await self.api.ok("POST", url, data={})
+        return reply.json(), reply.headers.get("date")
 
     # -- registration --------------------------------------------------------------------
 

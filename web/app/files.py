@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ambient.contract import FILES
 from app.api_model import human_size, short_time
 from app.dom import h, spawn
 from app.frame import Frame
@@ -10,7 +11,7 @@ from app.frame import Frame
 class FilesFrame(Frame):
     """Lists path, size and last update; refreshes on workspace and document changes."""
 
-    kind = "files"
+    kind = FILES
     title = "Files"
 
     def __init__(self, frameset, frame_id: str) -> None:

@@ -13,7 +13,7 @@ from app.dom import h
 from app.files import FilesFrame
 from app.inbox import InboxFrame
 
-KINDS = {"inbox": InboxFrame, "assistant": AssistantFrame, "files": FilesFrame}
+KINDS = {frame.kind: frame for frame in (InboxFrame, AssistantFrame, FilesFrame)}  # toolbar order
 POPOUT_FLUSH_SECONDS = 5.0
 
 

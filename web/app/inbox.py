@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyscript.js_modules import editor
 
+from ambient.contract import INBOX
 from ambient.markdown import toggle_todo
 from app.api_model import VIEWS, describe
 from app.autosave_model import CONFLICT, ERROR, OFFLINE, PENDING, SAVED, SAVING
@@ -14,7 +15,7 @@ from app.preview_model import resolve_link
 from app.views import draw_mindmap, draw_preview, draw_todo
 
 _KEEP = object()
-VIEW_LABELS = {"edit": "Edit", "preview": "Preview", "todo": "Todo", "mindmap": "Mindmap"}
+VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
 STATE_WORDS = {SAVED: "Saved", PENDING: "Unsaved changes…", SAVING: "Saving…",
                OFFLINE: "offline — retrying", CONFLICT: "Not saved: conflict", ERROR: "Not saved"}
 
@@ -49,7 +50,7 @@ class InboxRuntime:
 class InboxFrame(Frame):
     """`show(path=..., view=...)` is the one way to change what it shows (it republishes)."""
 
-    kind = "inbox"
+    kind = INBOX
     title = "Inbox"
 
     def __init__(self, frameset, frame_id: str) -> None:

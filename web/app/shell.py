@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from js import document
 
-from app import assistant
 from app.api_model import describe
 from app.dom import Listeners, h
-from app.frameset import Frameset
+from app.frameset import KINDS, Frameset
 from app.notelist import NoteList
 
 SWITCH_FLUSH_SECONDS = 5.0
-FRAME_BUTTONS = (("inbox", "Inbox"), ("assistant", "Assistant"), ("files", "Files"))
+FRAME_BUTTONS = tuple((kind, frame.title) for kind, frame in KINDS.items())
 
 
 class Shell:
@@ -143,7 +142,7 @@ class Shell:
             return
         self._force_sign_out = False
         ctx.store.boundary()
-        assistant.sign_out()  # the next user of this window must not send these key sessions
+        ctx.key_sessions.forget()  # the next user of this window must not send these key sessions
         self.frameset.clear()
         ctx.frameset = None
         ctx.workspace_id = None

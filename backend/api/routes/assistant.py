@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Header, HTTPException
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from ambient.pointer import HEADER_NAME
+from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
 from backend.assistant import ingress, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
@@ -18,7 +18,6 @@ from backend.errors import NotFound, error_responses
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
-KEY_SESSION_HEADER = "X-Key-Session"
 MAX_MESSAGE_CHARS = 20_000
 
 

@@ -1,0 +1,11 @@
+"""The names the page and the server share: each is spelled here once, imported on both sides."""
+
+from __future__ import annotations
+
+HEADER_NAME = "X-Ambient-Note"  # the pointer header (ambient.pointer encodes and decodes it)
+KEY_SESSION_HEADER = "X-Key-Session"  # the workspace key session a turn carries
+
+VIEWS = ("edit", "preview", "todo", "mindmap")  # an Inbox frame's views, in button order
+
+INBOX, ASSISTANT, FILES = "inbox", "assistant", "files"
+FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order

@@ -1,0 +1,167 @@
+"""The chat's send flow: key session, capture, one retry after a 404, forgetting keys on failure."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
+from app.api_model import ApiError, OfflineError
+from app.chat_model import Chat, ambient_off_key, conversation_key
+
+from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from ambient.pointer import decode
+from ambient.store import AmbientStore
+from tests.unit.fakes import FakeRuntime
+
+
+class Storage(dict):
+    def get(self, key):
+        return super().get(key)
+
+    def set(self, key, value):
+        self[key] = value
+
+    def remove(self, key):
+        self.pop(key, None)
+
+
+class Keys:
+    def __init__(self):
+        self.handed = 0
+        self.forgotten: list[str | None] = []
+
+    async def get(self, workspace):
+        self.handed += 1
+        return f"key-{workspace}-{self.handed}"
+
+    def forget(self, workspace=None):
+        self.forgotten.append(workspace)
+
+
+class Server:
+    """Answers turns in order: a dict is a reply, an exception is raised."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.calls: list[tuple[dict, dict]] = []
+
+    async def turn(self, headers, body):
+        self.calls.append((dict(headers), dict(body)))
+        answer = self.answers.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+def make(server, *, store=None, storage=None, keys=None, user="alice", workspace="personal"):
+    ids = (f"c{n}" for n in itertools.count(1))
+    chat = Chat(keys=keys or Keys(), turn=server.turn, store=store or AmbientStore(),
+                storage=storage if storage is not None else Storage(), new_id=lambda: next(ids))
+    chat.switch(user, workspace)
+    return chat
+
+
+def test_a_turn_carries_the_key_session_the_pointer_and_the_conversation():
+    store = AmbientStore()
+    store.publish(FakeRuntime("f1", "notes/plan.md", text="hello"))
+    store.activate("f1", "inbox")
+    server = Server({"reply": "hi", "toolCalls": []})
+    chat = make(server, store=store)
+    sent = asyncio.run(chat.send("  what is in this note?  "))
+    assert sent.reply == {"reply": "hi", "toolCalls": []} and not sent.error and sent.current
+    headers, body = server.calls[0]
+    assert headers[KEY_SESSION_HEADER] == "key-personal-1"
+    assert decode(headers[HEADER_NAME]).path == "notes/plan.md"
+    assert body == {"conversationId": "c1", "workspaceId": "personal",
+                    "message": "what is in this note?"}
+    assert not chat.sending
+
+
+def test_ambient_off_sends_no_pointer_and_is_remembered_per_conversation():
+    store = AmbientStore()
+    store.publish(FakeRuntime("f1", "a.md"))
+    storage = Storage()
+    server = Server({"reply": "ok"}, {"reply": "ok"})
+    chat = make(server, store=store, storage=storage)
+    assert chat.flip_ambient() is False
+    assert storage[ambient_off_key("c1")] == "1"
+    asyncio.run(chat.send("hello"))
+    assert HEADER_NAME not in server.calls[0][0]
+    chat.new_conversation()  # a new conversation starts with the chip on
+    assert chat.ambient_enabled()
+    asyncio.run(chat.send("hello"))
+    assert HEADER_NAME in server.calls[1][0]
+
+
+def test_a_404_starts_a_new_conversation_once_and_retries():
+    storage = Storage()
+    server = Server(ApiError(404, "No such conversation."), {"reply": "fresh"})
+    chat = make(server, storage=storage)
+    sent = asyncio.run(chat.send("hello"))
+    assert sent.reply == {"reply": "fresh"} and sent.restarted and sent.conversation_id == "c2"
+    assert [body["conversationId"] for _, body in server.calls] == ["c1", "c2"]
+    assert storage[conversation_key("alice", "personal")] == "c2"
+    assert chat.conversation_id == "c2"
+
+
+def test_a_second_404_fails_in_words_and_forgets_the_key_session():
+    keys = Keys()
+    server = Server(ApiError(404, "No such conversation."), ApiError(404, "Still not."))
+    chat = make(server, keys=keys)
+    sent = asyncio.run(chat.send("hello"))
+    assert sent.reply is None and sent.error == "Still not."
+    assert keys.forgotten == ["personal"]
+    assert len(server.calls) == 2
+
+
+def test_other_failures_are_words_forget_the_key_and_free_the_chat():
+    keys = Keys()
+    server = Server(OfflineError("down"), ApiError(403, "Your key session is not valid."),
+                    {"reply": "back"})
+    chat = make(server, keys=keys)
+    offline = asyncio.run(chat.send("one"))
+    assert "can't be reached" in offline.error and not offline.restarted
+    refused = asyncio.run(chat.send("two"))
+    assert refused.error == "Your key session is not valid."
+    assert keys.forgotten == ["personal", "personal"]
+    assert asyncio.run(chat.send("three")).reply == {"reply": "back"}
+    assert chat.conversation_id == "c1"  # only a 404 replaces the conversation
+
+
+def test_nothing_is_sent_when_empty_without_workspace_or_while_sending():
+    server = Server()
+    chat = make(server, workspace=None)
+    assert chat.conversation_id is None
+    assert asyncio.run(chat.send("hello")) is None
+    chat.switch("alice", "personal")
+    assert asyncio.run(chat.send("   \n ")) is None
+    chat.sending = True
+    assert asyncio.run(chat.send("hello")) is None
+    assert server.calls == []
+
+
+def test_a_reply_for_a_conversation_left_meanwhile_is_not_current():
+    chat = None
+
+    async def turn(headers, body):
+        chat.new_conversation()  # the user pressed New chat while the turn ran
+        return {"reply": "late"}
+
+    chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
+                new_id=iter(["c1", "c2"]).__next__)
+    chat.switch("alice", "personal")
+    sent = asyncio.run(chat.send("hello"))
+    assert sent.conversation_id == "c1" and sent.current is False
+
+
+def test_conversations_are_remembered_per_user_and_workspace():
+    storage = Storage()
+    chat = make(Server(), storage=storage)
+    assert chat.conversation_id == "c1"
+    assert chat.switch("alice", "team") is False and chat.conversation_id == "c2"
+    assert chat.switch("alice", "personal") is True and chat.conversation_id == "c1"
+    assert chat.switch("bob", "personal") is False and chat.conversation_id == "c3"
+    assert chat.switch("alice", None) is False and chat.conversation_id is None

@@ -1,0 +1,163 @@
+"""The chat's send flow and conversation state (pure: asyncio and the ambient core only).
+
+One `Chat` per Assistant frame. Everything it touches outside itself is passed in, so the flow
+runs under CPython in tests: `keys` (the window's `KeySessions`), `turn(headers, body)` (the
+POST of a turn, raising `ApiError` on a 4xx), the window's ambient `store`, `pending()` (the
+saves still finishing for closed frames) and `storage` (`get`/`set`/`remove` of
+localStorage).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Protocol
+
+from ambient.capture import capture
+from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from app.api_model import ApiError, describe
+
+TURNS_URL = "/api/assistant/turns"
+
+
+def conversation_url(conversation_id: str) -> str:
+    return f"/api/assistant/conversations/{conversation_id}"
+
+
+class Storage(Protocol):
+    """localStorage's shape (strings only)."""
+
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str) -> None: ...
+    def remove(self, key: str) -> None: ...
+
+
+def conversation_key(user: str, workspace: str) -> str:
+    # Per user too: another user's conversation id would get 404 from the server.
+    return f"ana.conversation.{user}.{workspace}"
+
+
+def ambient_off_key(conversation_id: str) -> str:
+    return f"ana.ambient-off.{conversation_id}"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one send came to: the reply, or a sentence saying why it was not sent."""
+
+    conversation_id: str
+    reply: dict | None = None
+    error: str = ""
+    restarted: bool = False  # the stored id was refused (404): a new conversation began
+    current: bool = True  # False when the user moved to another conversation meanwhile
+
+
+class Chat:
+    """One conversation per (user, workspace), its ambient toggle, and the send."""
+
+    def __init__(
+        self,
+        *,
+        keys,
+        turn: Callable[[dict, dict], Awaitable[dict]],
+        store,
+        storage: Storage,
+        pending: Callable[[], Iterable] = tuple,
+        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+    ) -> None:
+        self._keys = keys
+        self._turn = turn
+        self._store = store
+        self._storage = storage
+        self._pending = pending
+        self._new_id = new_id
+        self.user = ""
+        self.workspace: str | None = None
+        self.conversation_id: str | None = None
+        self.sending = False
+
+    # -- conversation ------------------------------------------------------------------
+
+    def switch(self, user: str, workspace: str | None) -> bool:
+        """Follow a workspace (None: signed out); True when a stored conversation resumes."""
+        self.user, self.workspace = user, workspace
+        if not workspace:
+            self.conversation_id = None
+            return False
+        stored = self._storage.get(conversation_key(user, workspace))
+        if stored:
+            self.conversation_id = stored
+            return True
+        self.new_conversation()
+        return False
+
+    def new_conversation(self) -> str | None:
+        """Start afresh: a new id, remembered for this user and workspace."""
+        if not self.workspace:
+            return None
+        self.conversation_id = self._new_id()
+        self._storage.set(conversation_key(self.user, self.workspace), self.conversation_id)
+        return self.conversation_id
+
+    # -- the ambient toggle (per conversation) ----------------------------------------
+
+    def ambient_enabled(self) -> bool:
+        cid = self.conversation_id
+        return not (cid and self._storage.get(ambient_off_key(cid)) == "1")
+
+    def flip_ambient(self) -> bool:
+        """Switch "this note" off or on for this conversation; answers the new state."""
+        if not self.conversation_id:
+            return True
+        key = ambient_off_key(self.conversation_id)
+        if self.ambient_enabled():
+            self._storage.set(key, "1")
+        else:
+            self._storage.remove(key)
+        return self.ambient_enabled()
+
+    # -- send ---------------------------------------------------------------------------
+
+    def can_send(self, message: str) -> bool:
+        return bool(message.strip()) and not self.sending and bool(self.conversation_id)
+
+    async def send(self, message: str) -> Sent | None:
+        """Key session, capture, the turn (once more under a new id after a 404).
+
+        None when there is nothing to send (empty, a send running, no workspace). A failure
+        forgets the workspace's key session (the server may have refused it) and comes back
+        as words; the caller keeps the message for the user.
+        """
+        message = message.strip()
+        if not self.can_send(message):
+            return None
+        self.sending = True
+        epoch = self._store.epoch  # a workspace switch from here on voids the capture
+        workspace, conversation = self.workspace, self.conversation_id
+        restarted = False
+        try:
+            headers = {KEY_SESSION_HEADER: await self._keys.get(workspace)}
+            ambient = await capture(self._store, enabled=self.ambient_enabled(),
+                                    since_epoch=epoch, also_flush=list(self._pending()))
+            if ambient.header:
+                headers[HEADER_NAME] = ambient.header
+            body = {"conversationId": conversation, "workspaceId": workspace, "message": message}
+            try:
+                reply = await self._turn(headers, body)
+            except ApiError as error:
+                if error.status != 404 or conversation != self.conversation_id:
+                    raise
+                # The stored id is not ours (another user's, or deleted): start afresh once.
+                conversation, restarted = self.new_conversation(), True
+                reply = await self._turn(headers, {**body, "conversationId": conversation})
+        except Exception as failure:  # noqa: BLE001 - said in words; the message is kept
+            with suppress(Exception):
+                self._keys.forget(workspace)
+            return Sent(conversation, error=describe(failure), restarted=restarted,
+                        current=conversation == self.conversation_id)
+        finally:
+            self.sending = False
+        return Sent(conversation, reply=reply or {}, restarted=restarted,
+                    current=conversation == self.conversation_id)
