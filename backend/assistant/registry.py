@@ -6,6 +6,7 @@ import logging
 import time
 from typing import Any
 
+from ambient import edits as edit_rules
 from backend.assistant import tools
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 
@@ -43,6 +44,48 @@ SPECS: dict[str, dict[str, Any]] = {
             "additionalProperties": False,
         },
     },
+    "propose_edit": {
+        "description": "Propose an edit of a note. It never changes the note: it stores a "
+        "proposal that the user may apply or discard, and answers with its id and a unified "
+        "diff. Without 'path' it edits the note the user has open. Each 'find' must occur "
+        "exactly once in the saved copy (include enough surrounding text to make it unique); "
+        "'append' adds text at the end, after a line break.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {
+                    "type": "string",
+                    "description": "Workspace-relative note path; omit for the open note.",
+                },
+                "edits": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": edit_rules.MAX_EDITS,
+                    "items": {
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "find": {"type": "string", "minLength": 1},
+                                    "replace": {"type": "string"},
+                                },
+                                "required": ["find", "replace"],
+                                "additionalProperties": False,
+                            },
+                            {
+                                "type": "object",
+                                "properties": {"append": {"type": "string"}},
+                                "required": ["append"],
+                                "additionalProperties": False,
+                            },
+                        ]
+                    },
+                },
+            },
+            "required": ["edits"],
+            "additionalProperties": False,
+        },
+    },
 }
 
 
@@ -73,6 +116,15 @@ def parse_arguments(name: str, args: object) -> dict[str, Any]:
         raise ToolArgumentError("The arguments must be a JSON object.")
     if name == "list_documents":
         return {}
+    if name == "propose_edit":
+        path = args.get("path")
+        if path is not None and (not isinstance(path, str) or not path):
+            raise ToolArgumentError("propose_edit's 'path' must be a non-empty string.")
+        try:
+            checked = edit_rules.check_edits(args.get("edits"))
+        except edit_rules.EditError as exc:
+            raise ToolArgumentError(exc.message) from None
+        return {"edits": checked, "path": path}
     kwargs: dict[str, Any] = {"max_bytes": _max_bytes(args)}
     if name == "read_document":
         path = args.get("path")
@@ -109,8 +161,15 @@ def call_tool(ctx: ToolContext, name: str, args: object, *, turn_id: str | None 
 
 
 def summarize_result(result: dict) -> dict:
-    """What is stored with a message: the result without note text (`content`, `text`)."""
-    summary = {k: v for k, v in result.items() if k not in ("content", "text")}
+    """What is stored with a message: the result without note text (`content`, `text`, `diff`)."""
+    summary = {k: v for k, v in result.items() if k not in ("content", "text", "diff")}
     if "documents" in summary:
         summary["documents"] = len(summary["documents"])
     return summary
+
+
+def summarize_arguments(name: str, args: dict) -> dict:
+    """Stored arguments: propose_edit's edits carry note text, so only their count is kept."""
+    if name == "propose_edit" and isinstance(args, dict):
+        return {**args, "edits": len(args.get("edits") or [])}
+    return args

@@ -11,12 +11,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ambient import edits as edit_rules
 from ambient import pointer as codec
 from ambient.paths import PathError, check_path
 from backend.db import utcnow
 from backend.errors import BadPath, NotFound
-from backend.models import AgentDeliveryCredential
-from backend.services import documents, key_sessions, workspaces
+from backend.models import AgentDeliveryCredential, Document
+from backend.services import documents, key_sessions, proposals, workspaces
 
 log = logging.getLogger("ambient.assistant.tools")
 
@@ -144,15 +145,22 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return data[:end]
 
 
-def _read(ctx: ToolContext, auth: _Authority, path: object, max_bytes: int) -> dict:
-    """Fetch a saved note through the same checks for both document tools."""
+def _fetch(ctx: ToolContext, auth: _Authority, path: object) -> Document | dict:
+    """The saved note at `path`, or the failure every document tool gives for it."""
     try:
         path = check_path(path)
-        doc = documents.get_document(ctx.db, workspace_id=auth.workspace_id, path=path)
+        return documents.get_document(ctx.db, workspace_id=auth.workspace_id, path=path)
     except (PathError, BadPath):
         return _failure(BAD_PATH)
     except NotFound:
         return _failure(MISSING_DOCUMENT)
+
+
+def _read(ctx: ToolContext, auth: _Authority, path: object, max_bytes: int) -> dict:
+    """Fetch a saved note through the same checks for both document tools."""
+    doc = _fetch(ctx, auth, path)
+    if isinstance(doc, dict):
+        return doc
     data = doc.content.encode("utf-8")
     chunk = cut_utf8(data, max_bytes)
     partial = len(chunk) < len(data)
@@ -213,10 +221,8 @@ def read_document(ctx: ToolContext, path: str, max_bytes: int | None = None) -> 
     return _frame(result, "Note") if result["ok"] else result
 
 
-def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
-    auth = _authorize(ctx)
-    if isinstance(auth, dict):
-        return auth
+def _active_pointer(auth: _Authority) -> codec.Pointer | dict:
+    """The delivery row's pointer, or read_active_note's failure when there is none."""
     if auth.ambient_path is None:
         return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
     try:
@@ -224,19 +230,29 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
     except PathError:
         return _failure(BAD_PATH)  # the same failure read_document gives for that path
     try:
-        pointer = codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
+        return codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
     except codec.PointerError:  # unreadable metadata: as good as no pointer
         return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+
+
+def _fresh(pointer: codec.Pointer, size: int, sha256: str) -> bool:
+    """Does the complete saved copy match what the page measured, with nothing unsaved?"""
+    return size == pointer.bytes and sha256 == pointer.sha256 and pointer.flushed
+
+
+def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    pointer = _active_pointer(auth)
+    if isinstance(pointer, dict):
+        return pointer
     result = _read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
     if not result["partial"]:
         # Only a complete copy can be compared with what the page measured.
-        fresh = (
-            result["bytes"] == pointer.bytes
-            and result["_sha256"] == pointer.sha256
-            and pointer.flushed
-        )
+        fresh = _fresh(pointer, result["bytes"], result["_sha256"])
         result["stale"] = not fresh
         result["caveat"] = None if fresh else CAVEAT
     result["view"] = pointer.view
@@ -246,3 +262,66 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
         else None
     )
     return _frame(result, "The note open on the user's screen is")
+
+
+def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -> dict:
+    """Store a proposal for the note at `path` (default: the active note); never writes it.
+
+    Success carries proposalId, path, baseRevision, a unified diff, and stale/caveat as
+    read_active_note would give them for that note (only the pointer's note can be stale).
+    """
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    pointer = None
+    if path is None:
+        pointer = _active_pointer(auth)
+        if isinstance(pointer, dict):
+            return pointer
+        path = pointer.path
+    elif auth.ambient_path is not None and auth.ambient_path == path:
+        found = _active_pointer(auth)
+        pointer = None if isinstance(found, dict) else found
+    doc = _fetch(ctx, auth, path)
+    if isinstance(doc, dict):
+        return doc
+    text, revision, doc_path = doc.content, doc.revision, doc.path
+    try:
+        new_text = edit_rules.apply_edits(text, edits)
+    except edit_rules.EditError as exc:
+        reason = f"edit_{exc.reason}"
+        return {"ok": False, "reason": reason, "edit": exc.index, "text": exc.message}
+    stale, caveat = False, None
+    if pointer is not None:
+        data = text.encode("utf-8")
+        stale = not _fresh(pointer, len(data), codec.sha256_prefix(data))
+        caveat = CAVEAT if stale else None
+    diff = proposals.unified_diff(doc_path, text, new_text)
+    proposal = proposals.create(
+        ctx.db,
+        conversation_id=ctx.conversation_id,
+        user_id=ctx.user_id,
+        workspace_id=auth.workspace_id,
+        path=doc_path,
+        edits=edits,
+        base_revision=revision,
+        diff=diff,
+        now=ctx.now(),
+    )
+    body = (
+        f"Proposed an edit of {doc_path} (proposal {proposal.id}, on revision {revision}). "
+        "Nothing changes until the user applies it.\n\n"
+        f"{diff or '(The edits change nothing.)'}"
+    )
+    if stale:
+        body = f"{body}\n\n{CAVEAT}"
+    return {
+        "ok": True,
+        "text": body,
+        "proposalId": proposal.id,
+        "path": doc_path,
+        "baseRevision": revision,
+        "diff": diff,
+        "stale": stale,
+        "caveat": caveat,
+    }

@@ -107,7 +107,7 @@ def handle_turn(
     stored_calls = [
         {
             "tool": c["tool"],
-            "arguments": c["arguments"],
+            "arguments": registry.summarize_arguments(c["tool"], c["arguments"]),
             "result": registry.summarize_result(c["result"]),
         }
         for c in result.tool_calls

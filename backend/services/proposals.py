@@ -1,0 +1,226 @@
+"""Edit proposals (SPEC §8): stored by propose_edit, applied or discarded only by their owner."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import uuid
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ambient import edits as edit_rules
+from backend.db import storable, utcnow
+from backend.errors import Conflict, NotFound
+from backend.models import Document, path_key
+from backend.models.proposals import EditProposal
+from backend.services import documents
+
+PENDING = "pending"
+APPLIED = "applied"
+DISCARDED = "discarded"
+VIA_SERVER = "server"
+VIA_EDITOR = "editor"
+
+NOT_FOUND = "There is no such proposal in this conversation."
+_NOT_PENDING = {
+    APPLIED: "This proposal has already been applied; nothing was changed.",
+    DISCARDED: "This proposal was discarded; nothing was changed.",
+}
+RACE = (
+    "The note was saved by someone else while the proposal was being applied; nothing was "
+    "changed. Look at the note and ask again."
+)
+GONE = "The note no longer exists at that path; nothing was changed."
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """A unified diff of `old` → `new` with a/<path> and b/<path> headers (git's no-EOL mark)."""
+
+    def lines(text: str) -> list[str]:
+        out = text.splitlines(keepends=True)
+        if out and not out[-1].endswith(("\n", "\r")):
+            out[-1] += "\n\\ No newline at end of file\n"
+        return out
+
+    return "".join(
+        difflib.unified_diff(lines(old), lines(new), fromfile=f"a/{path}", tofile=f"b/{path}")
+    )
+
+
+def create(
+    db: Session,
+    *,
+    conversation_id: str,
+    user_id: int,
+    workspace_id: str,
+    path: str,
+    edits: list[dict],
+    base_revision: int,
+    diff: str,
+    now: datetime | None = None,
+) -> EditProposal:
+    """Store a pending proposal (the document itself is not touched)."""
+    now = now or utcnow()
+    proposal = EditProposal(
+        id=str(uuid.uuid4()),
+        conversation_id=conversation_id,
+        user_id=user_id,
+        workspace_id=workspace_id,
+        path=path,
+        edits=json.dumps(edits, ensure_ascii=False),
+        base_revision=base_revision,
+        diff=diff,
+        status=PENDING,
+        created_at=now,
+        updated_at=now,
+    )
+    db.add(proposal)
+    db.commit()
+    return proposal
+
+
+def get_owned(
+    db: Session, *, conversation_id: str, proposal_id: str, user_id: int
+) -> EditProposal:
+    """The proposal when it belongs to this conversation and user; NotFound otherwise."""
+    if not storable(proposal_id, max_length=36):
+        raise NotFound(NOT_FOUND)
+    proposal = db.scalar(
+        select(EditProposal).where(
+            EditProposal.id == proposal_id,
+            EditProposal.conversation_id == conversation_id,
+            EditProposal.user_id == user_id,
+        )
+    )
+    if proposal is None:
+        raise NotFound(NOT_FOUND)
+    return proposal
+
+
+def list_for(db: Session, *, conversation_id: str, user_id: int) -> list[EditProposal]:
+    """The conversation's proposals, oldest first."""
+    return list(
+        db.scalars(
+            select(EditProposal)
+            .where(
+                EditProposal.conversation_id == conversation_id,
+                EditProposal.user_id == user_id,
+            )
+            .order_by(EditProposal.created_at, EditProposal.id)
+        )
+    )
+
+
+def edits_of(proposal: EditProposal) -> list[dict]:
+    return json.loads(proposal.edits)
+
+
+def _refuse_unless_pending(proposal: EditProposal) -> None:
+    if proposal.status != PENDING:
+        raise Conflict(_NOT_PENDING.get(proposal.status, _NOT_PENDING[APPLIED]))
+
+
+def _claim(db: Session, proposal: EditProposal, *, via: str, revision: int | None, now) -> None:
+    """pending → applied in the open transaction; Conflict when another request got there first."""
+    claimed = db.execute(
+        update(EditProposal)
+        .where(EditProposal.id == proposal.id, EditProposal.status == PENDING)
+        .values(status=APPLIED, applied_via=via, applied_revision=revision, updated_at=now)
+        .returning(EditProposal.id)
+        .execution_options(synchronize_session=False)
+    ).first()
+    if claimed is None:
+        db.rollback()
+        db.refresh(proposal)
+        _refuse_unless_pending(proposal)
+        raise Conflict(_NOT_PENDING[APPLIED])
+
+
+def apply(
+    db: Session, *, proposal: EditProposal, max_bytes: int, now: datetime | None = None
+) -> Document:
+    """Apply the edits to the current saved copy and save it on the revision read.
+
+    The document's conditional UPDATE and the proposal's pending → applied change commit
+    together, so two applies (or an apply and a save) can never both win; a loser changes
+    nothing and gets Conflict with a plain message.
+    """
+    now = now or utcnow()
+    _refuse_unless_pending(proposal)
+    doc = documents.find_document(db, workspace_id=proposal.workspace_id, path=proposal.path)
+    if doc is None:
+        db.rollback()
+        raise Conflict(GONE)
+    read_revision, text = doc.revision, doc.content
+    db.rollback()  # end the read: the write below is conditional on what was read
+    try:
+        new_text = edit_rules.apply_edits(
+            text, edits_of(proposal), max_bytes=min(max_bytes, edit_rules.MAX_RESULT_BYTES)
+        )
+    except edit_rules.EditError as exc:
+        raise Conflict(_changed_message(exc)) from None
+    size = documents.check_text(new_text, max_bytes=max_bytes)
+    _claim(db, proposal, via=VIA_SERVER, revision=read_revision + 1, now=now)
+    saved = db.scalars(
+        update(Document)
+        .where(
+            Document.workspace_id == proposal.workspace_id,
+            Document.path_sha256 == path_key(proposal.path),
+            Document.revision == read_revision,
+        )
+        .values(content=new_text, bytes=size, revision=Document.revision + 1, updated_at=now)
+        .returning(Document)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    ).one_or_none()
+    if saved is None:
+        db.rollback()  # the claim is undone with it: the proposal stays pending
+        raise Conflict(RACE)
+    db.commit()
+    proposal.status, proposal.applied_via = APPLIED, VIA_SERVER
+    return saved
+
+
+def _changed_message(exc: edit_rules.EditError) -> str:
+    if exc.reason == edit_rules.NOT_FOUND:
+        return (
+            f"Edit {exc.index}: the text it would change is no longer in the note (it was "
+            "edited since the proposal was made); nothing was changed."
+        )
+    if exc.reason == edit_rules.AMBIGUOUS:
+        return (
+            f"Edit {exc.index}: the text it would change now occurs more than once in the note, "
+            "so it is not clear where to apply it; nothing was changed."
+        )
+    return f"{exc.message} Nothing was changed."
+
+
+def mark_applied_in_editor(
+    db: Session, *, proposal: EditProposal, now: datetime | None = None
+) -> None:
+    """The page applied the edits in its live editor (autosave saves them): record the outcome."""
+    _refuse_unless_pending(proposal)
+    _claim(db, proposal, via=VIA_EDITOR, revision=None, now=now or utcnow())
+    db.commit()
+    proposal.status, proposal.applied_via = APPLIED, VIA_EDITOR
+
+
+def discard(db: Session, *, proposal: EditProposal, now: datetime | None = None) -> None:
+    """pending → discarded; Conflict when it is not pending."""
+    _refuse_unless_pending(proposal)
+    done = db.execute(
+        update(EditProposal)
+        .where(EditProposal.id == proposal.id, EditProposal.status == PENDING)
+        .values(status=DISCARDED, updated_at=now or utcnow())
+        .returning(EditProposal.id)
+        .execution_options(synchronize_session=False)
+    ).first()
+    if done is None:
+        db.rollback()
+        db.refresh(proposal)
+        _refuse_unless_pending(proposal)
+        raise Conflict(_NOT_PENDING[DISCARDED])
+    db.commit()
+    proposal.status = DISCARDED
+
