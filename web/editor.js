@@ -91,3 +91,4 @@ export function onFrameKeys(callback) {
 }
 export const destroy = (view) => view.destroy();
 export { keymap };
+export * from "./editor/inline.js";

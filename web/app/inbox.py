@@ -10,6 +10,7 @@ from app.api_model import VIEWS, describe
 from app.autosave_model import CONFLICT, ERROR, OFFLINE, PENDING, SAVED, SAVING
 from app.dom import h
 from app.frame import Frame
+from app.inline_command import InlineCommand
 from app.note import NoteSession
 from app.preview_model import resolve_link
 from app.views import draw_mindmap, draw_preview, draw_todo
@@ -75,6 +76,7 @@ class InboxFrame(Frame):
                                  "aria-label": "View"}, *self.buttons.values())
         self.body.append(self.toolbar, self.status, self.conflict, self.empty, self.editor_host,
                          self.render_host)
+        self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
         self.listeners.on(self.render_host, "change", self._on_todo_change)
         self.listeners.on(self.render_host, "click", self._on_render_click)
         self._refresh()
@@ -295,6 +297,7 @@ class InboxFrame(Frame):
             editor.focus(self.session.view)
 
     def destroy(self) -> None:
+        self.inline.destroy()
         self._generation += 1
         self._drop_note()
         self.ctx.store.forget(self.id)  # gone for good: out of the activation order too
