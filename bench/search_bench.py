@@ -7,8 +7,11 @@ indexing), then every query is timed over HTTP, interleaved with GETs of one not
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import insert, text
@@ -16,7 +19,7 @@ from sqlalchemy import insert, text
 from backend.db import build_engine
 from backend.models import Document, path_key
 from bench.plan import Plan
-from bench.servers import WORKSPACE, Client, app_server, postgres_url
+from bench.servers import WORKSPACE, Client, app_server
 from bench.stats import figure
 
 _VOCABULARY = (
@@ -124,14 +127,43 @@ def _figures(plan: Plan, server_url: str, database_url: str, db_name: str) -> li
     return figures
 
 
+@contextlib.contextmanager
+def _postgres_databases(plan: Plan) -> Iterator[dict[str, str]]:
+    """Fresh databases on one throwaway cluster: the test setup's C locale, and (full mode
+    only, to keep --quick short) C.UTF-8.
+
+    pg_trgm takes a character into trigrams only if the locale calls it a letter or digit,
+    so Japanese is indexed in the second and scanned in the first (docs/search.md).
+    """
+    from tests.conftest import _start_cluster
+
+    cluster = _start_cluster()
+    try:
+        urls = {"PostgreSQL (C locale)": cluster.create_database(f"bench_c_{os.getpid()}")}
+        if plan.mode != "full":
+            yield urls
+            return
+        name = f"bench_utf8_{os.getpid()}"
+        with cluster._admin() as conn:
+            conn.execute(f'CREATE DATABASE "{name}" ENCODING \'UTF8\' TEMPLATE template0 '
+                         "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")
+        urls["PostgreSQL (C.UTF-8)"] = cluster.admin_url.set(database=name).render_as_string(
+            hide_password=False)
+        yield urls
+    finally:
+        cluster.stop()
+
+
 def search(plan: Plan) -> list[dict]:
-    """Search latency over `plan.search_notes` notes on SQLite and PostgreSQL."""
+    """Search latency over `plan.search_notes` notes on SQLite and PostgreSQL (two locales)."""
     figures = []
     with app_server() as server:
         figures += _figures(plan, server.url, f"sqlite:///{server.data_dir}/ambient.db", "SQLite")
     _log("search on SQLite done")
     if plan.postgres:
-        with postgres_url() as url, app_server(url) as server:
-            figures += _figures(plan, server.url, url, "PostgreSQL")
-        _log("search on PostgreSQL done")
+        with _postgres_databases(plan) as urls:
+            for db_name, url in urls.items():
+                with app_server(url) as server:
+                    figures += _figures(plan, server.url, url, db_name)
+                _log(f"search on {db_name} done")
     return figures
