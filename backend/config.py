@@ -58,7 +58,11 @@ class Settings(BaseSettings):
         description="Mark the session cookie Secure. Empty means automatic: Secure when the "
         "request arrived over HTTPS (directly or per X-Forwarded-Proto).",
     )
-    web_dir: Path = Field(REPO_ROOT / "web", description="Folder holding the page (web/).")
+    web_dir: Path | None = Field(
+        None,
+        description="Folder holding the page (index.html, static/, vendor/, app/). Empty means "
+        "the page shipped with the app: web/ in a checkout, the installed package's copy else.",
+    )
     llm_base_url: str | None = Field(
         None,
         description="Base URL of an OpenAI-compatible chat API. Empty means the built-in "

@@ -10,11 +10,16 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
+import ambient
+
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-REPO = Path(__file__).resolve().parent.parent
+# The page's folder: the copy an installed wheel carries (setup.py puts it here), else the
+# checkout's web/. ANA_WEB_DIR overrides both.
+PACKAGED_WEB = Path(__file__).resolve().parent / "webroot"
+CHECKOUT_WEB = Path(__file__).resolve().parent.parent / "web"
 
 # Python 3.11's mimetypes lacks these; a wrong type makes the browser refuse the module/wasm.
 _TYPES = {
@@ -34,16 +39,24 @@ CSP = (
 )
 
 
+def page_dir(settings: object = None) -> Path:
+    """The folder holding index.html, static/, vendor/ and app/ for these settings."""
+    configured = getattr(settings, "web_dir", None)
+    if configured:
+        return Path(configured)
+    return PACKAGED_WEB if (PACKAGED_WEB / "index.html").is_file() else CHECKOUT_WEB
+
+
 @cache
-def python_bundle() -> bytes:
+def python_bundle(web_dir: Path | None = None) -> bytes:
     """Zip the page's Python: the pure core, the browser layer and markdown-it-py (pure Python).
 
     PyScript unpacks it into the interpreter's working directory (`files` with a "./*" target),
     so the page gets every module in one request and never needs micropip or a wheel index.
     """
     sources: list[tuple[Path, str]] = [
-        (REPO / "ambient", "ambient"),
-        (REPO / "web" / "app", "app"),
+        (Path(ambient.__file__).resolve().parent, "ambient"),
+        ((web_dir or page_dir()) / "app", "app"),
     ]
     for package in ("markdown_it", "mdurl"):
         spec = find_spec(package)
@@ -70,12 +83,12 @@ def mount_web(app: FastAPI, settings: object) -> None:
     """Add the page routes last, after every API router, so /api is never shadowed."""
     for ext, kind in _TYPES.items():
         mimetypes.add_type(kind, ext)
-    web_dir = Path(getattr(settings, "web_dir", None) or REPO / "web")
+    web_dir = page_dir(settings)
     vendor = web_dir / "vendor"
     if not (vendor / "pyodide" / "pyodide.mjs").is_file():
         raise RuntimeError(f"{vendor} is missing the browser runtime; run ./dev setup")
     index = (web_dir / "index.html").read_bytes()
-    bundle = python_bundle()
+    bundle = python_bundle(web_dir)
     bundle_etag = '"' + hashlib.sha256(bundle).hexdigest()[:16] + '"'
 
     @app.get("/", include_in_schema=False)
