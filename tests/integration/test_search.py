@@ -280,8 +280,8 @@ def test_a_deleted_notes_words_never_reach_a_new_note(app, alice_client, db_sess
 
 def test_letters_beyond_ascii_follow_the_database(db_url, alice_client):
     """Documented difference: SQLite's FTS5 folds Ä/ä (words of 3+ characters), a C-locale
-    PostgreSQL (the test cluster's) folds ASCII only. Where SQL's lower() cannot place the
-    match, the line is found in Python (here also past a letter whose lower case is longer)."""
+    PostgreSQL (the test cluster's) folds ASCII only. The line is still right after a letter
+    whose lower case is longer (İ), which makes the placement go line by line."""
     put(alice_client, "fruit.md", "İstanbul trip\nbuy ÄPFEL and pears\n")
     expected = [{"path": "fruit.md", "line": 2, "snippet": "buy ÄPFEL and pears"}]
     assert find(alice_client, "äpfel") == (expected if db_url.startswith("sqlite") else [])
