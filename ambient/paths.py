@@ -1,4 +1,4 @@
-"""Workspace-relative note paths: the one rule set used by the document API and the pointer codec."""
+"""Workspace-relative note paths: one rule set for the document API and the pointer codec."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class PathError(ValueError):
 
 
 def check_path(path: object) -> str:
-    """Return `path` unchanged when it is a valid workspace-relative POSIX path, else raise PathError.
+    """Return `path` unchanged when it is a valid workspace-relative POSIX path, else raise.
 
     Rules (SPEC §3, §6, §12): a non-empty string, no leading `/`, no `.`/`..` or empty
     segments, no backslash, no NUL or other control character (so it can never smuggle a

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 from starlette.datastructures import Headers
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.routes import (
@@ -28,10 +33,12 @@ from backend.assistant.ingress import purge_expired
 from backend.config import Settings
 from backend.db import build_engine, build_sessionmaker, utcnow
 from backend.errors import install_error_handlers
+from backend.guards import BodyLimitMiddleware, NoSniffMiddleware
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
 from backend.services.users import Passwords
+from backend.throttle import Throttle
 from backend.web import mount_web
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
@@ -74,7 +81,7 @@ def create_app(settings: Settings) -> FastAPI:
         title="Ambient Note Awareness",
         version="0.1.0",
         summary="Markdown notes in workspaces, with an assistant that knows which note is open.",
-        docs_url="/api/docs",
+        docs_url=None,  # served below from packaged files, never from a CDN
         redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
@@ -84,9 +91,19 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.sessionmaker = sessionmaker
     app.state.passwords = passwords
 
+    app.state.throttle = Throttle(settings.route_rate_limit)
+
     install_error_handlers(app)
+    # Innermost first. A request meets: nosniff, the log, the Host check, the body limit,
+    # the same-origin guard, then the routes (each refusal is logged and carries nosniff).
     app.add_middleware(SameOriginMiddleware)
-    app.add_middleware(RequestLogMiddleware)  # outermost: logs the guard's 403s too
+    app.add_middleware(BodyLimitMiddleware, note_limit=settings.max_note_bytes)
+    app.add_middleware(
+        TrustedHostMiddleware, allowed_hosts=settings.allowed_host_list(), www_redirect=False
+    )
+    app.add_middleware(RequestLogMiddleware)  # logs the guards' 400/403/413 too
+    app.add_middleware(NoSniffMiddleware)
+    mount_api_docs(app)
 
     @app.get("/api/health", response_model=HealthOut, tags=["health"], summary="Liveness")
     def health() -> HealthOut:
@@ -99,6 +116,32 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents
     mount_web(app, settings)
     return app
+
+
+DOCS_ASSETS = "/api/docs/assets"
+# Swagger UI's initialiser is an inline script; everything else comes from this origin.
+DOCS_CSP = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+def mount_api_docs(app: FastAPI) -> None:
+    """/api/docs: Swagger UI from the files the fastapi-offline package installs (no CDN)."""
+    assets = Path(importlib.util.find_spec("fastapi_offline").origin).parent / "static"
+    app.mount(DOCS_ASSETS, StaticFiles(directory=assets), name="api-docs-assets")
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs() -> HTMLResponse:
+        page = get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/api/openapi.json",
+            title=f"{app.title} - API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png",
+        )
+        page.headers["Content-Security-Policy"] = DOCS_CSP
+        return page
 
 
 class SameOriginMiddleware:

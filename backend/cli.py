@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from backend.config import InsecureSettingsError, Settings, env_var_name
 
 CLI_FIELDS = ("host", "port", "data_dir", "database_url", "demo", "log_level")
+KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uvicorn's own)
 
 
 def settings_help() -> str:
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from backend.app import create_app
+    from backend.bounded_h11 import MAX_HEADER_BYTES, bounded_h11
     from backend.logging import uvicorn_log_config
 
     app = create_app(settings)
@@ -82,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         port=settings.port,
         log_config=uvicorn_log_config(settings.log_level),
         access_log=False,  # the app writes its own JSON request log without URLs
+        # h11 rather than httptools: h11 refuses a header section over 16 KiB as it arrives
+        # (httptools has no limit), and our subclass closes half-sent requests.
+        http=bounded_h11(settings.header_timeout_seconds, settings.body_timeout_seconds),
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
     return 0
 

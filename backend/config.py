@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 
+from limits import parse as parse_rate_limit
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "ANA_"
 DEFAULT_SECRET_KEY = "dev-insecure-secret-change-me"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Always allowed in the Host header (SPEC §12); the configured host and ANA_ALLOWED_HOSTS add to it.
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+_WILDCARD_ADDRESSES = ("0.0.0.0", "::", "")
 
 
 class InsecureSettingsError(RuntimeError):
@@ -41,7 +46,27 @@ class Settings(BaseSettings):
     secret_key: str = Field(
         DEFAULT_SECRET_KEY,
         repr=False,
-        description="Server secret. Must be changed from the default outside demo mode.",
+        description="Server secret: sign-in ids are keyed with it (HMAC), so changing it signs "
+        "everyone out. Must be changed from the default outside demo mode.",
+    )
+    allowed_hosts: str = Field(
+        "",
+        description="More host names the Host header may name, comma-separated (e.g. "
+        "notes.example.com,*.example.org). localhost, 127.0.0.1, [::1] and --host are always "
+        "allowed; other hosts get 400.",
+    )
+    route_rate_limit: str = Field(
+        "300/minute",
+        description="Per-user limit on each expensive route (assistant turns, tool calls, "
+        "inline commands, MCP), in the `limits` notation; more gets 429 with Retry-After.",
+    )
+    header_timeout_seconds: float = Field(
+        10, gt=0, description="A request's header section must arrive within this many "
+        "seconds of its first byte (or of the connection opening), else the connection closes."
+    )
+    body_timeout_seconds: float = Field(
+        30, gt=0, description="A request body must keep arriving: after this many seconds "
+        "without a byte of it, the connection closes."
     )
     session_ttl_hours: float = Field(
         24 * 14, gt=0, description="How long a sign-in lasts, in hours."
@@ -76,6 +101,15 @@ class Settings(BaseSettings):
         30, gt=0, description="Timeout for one call to the chat API, in seconds."
     )
 
+    @field_validator("route_rate_limit")
+    @classmethod
+    def _known_rate(cls, value: str) -> str:
+        try:
+            parse_rate_limit(value)
+        except ValueError:
+            raise ValueError("route_rate_limit must look like 300/minute") from None
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _known_level(cls, value: str) -> str:
@@ -90,8 +124,22 @@ class Settings(BaseSettings):
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'ambient.db').as_posix()}"
 
+    def allowed_host_list(self) -> list[str]:
+        """Host header values accepted: loopback names, the configured host, the extra ones."""
+        hosts = list(LOOPBACK_HOSTS)
+        configured = self.host.strip().lower()
+        if configured not in _WILDCARD_ADDRESSES:
+            hosts.append(f"[{configured}]" if ":" in configured else configured)
+        hosts += [h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()]
+        return list(dict.fromkeys(hosts))
+
     def check_secure(self) -> None:
-        """Refuse the development secret outside demo mode."""
+        """Refuse the development secret outside demo mode, and demo mode off loopback."""
+        if self.demo and not is_loopback(self.host):
+            raise InsecureSettingsError(
+                f"Refusing to start: demo mode has public passwords, so it only listens on "
+                f"loopback (127.0.0.1, ::1 or localhost), not on {self.host!r}."
+            )
         if not self.demo and self.secret_key == DEFAULT_SECRET_KEY:
             raise InsecureSettingsError(
                 f"Refusing to start: the secret key is the development default. Set "
@@ -104,3 +152,13 @@ class Settings(BaseSettings):
 def env_var_name(field_name: str) -> str:
     """The environment variable that sets `field_name`."""
     return f"{ENV_PREFIX}{field_name.upper()}"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or name to listen on) is this machine only."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False

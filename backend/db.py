@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ def build_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+            _private_file(Path(database))
         kwargs["connect_args"] = {
             "check_same_thread": False,
             "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
@@ -76,6 +77,19 @@ def build_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _private_file(path: Path) -> None:
+    """Create the data folder (0700) and the SQLite file (0600) for this user only.
+
+    SQLite gives its -wal and -shm files the main file's mode. A folder that already exists
+    is left as the user made it; a database file is narrowed to 0600 when it is wider.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:

@@ -54,6 +54,14 @@ class TooLarge(DomainError):
     """The body is larger than allowed."""
 
 
+class TooManyRequests(DomainError):
+    """Throttled (backend.throttle): try again after `retry_after` seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 STATUS_BY_ERROR: dict[type[DomainError], int] = {
     BadRequest: 400,
     Unauthorized: 401,
@@ -62,6 +70,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Conflict: 409,
     PreconditionFailed: 412,
     TooLarge: 413,
+    TooManyRequests: 429,
 }
 
 
@@ -80,6 +89,7 @@ _DESCRIPTIONS = {
     412: "Precondition failed (the note already exists)",
     413: "Body too large",
     422: "The request body or parameters are invalid",
+    429: "Too many requests (throttled); see Retry-After",
 }
 
 
@@ -158,6 +168,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(request: Request, exc: DomainError) -> JSONResponse:
         status = status_for(exc)
         headers = {"WWW-Authenticate": "Cookie"} if status == 401 else None
+        if isinstance(exc, TooManyRequests):
+            headers = {"Retry-After": str(exc.retry_after)}
         return JSONResponse({"detail": exc.message}, status_code=status, headers=headers)
 
     @app.exception_handler(RequestValidationError)

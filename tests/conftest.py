@@ -213,8 +213,9 @@ def app_factory(
 ) -> Iterator[Callable[..., FastAPI]]:
     """`app_factory(**settings_overrides)` → a fresh app via create_app(Settings(...)).
 
-    Defaults: the test's `db_url`, data_dir=tmp_path, a non-default secret, the stub web dir
-    and a cheap password hasher. Every app's engine is disposed when the test ends.
+    Defaults: the test's `db_url`, data_dir=tmp_path, a non-default secret, the stub web dir,
+    TestClient's host allowed and a cheap password hasher. Every app's engine is disposed
+    when the test ends.
     """
     from backend.app import create_app
     from backend.config import Settings
@@ -227,6 +228,8 @@ def app_factory(
             "data_dir": tmp_path / "data",
             "secret_key": TEST_SECRET,
             "web_dir": fake_web_dir,
+            # TestClient's requests say "Host: testserver"; real servers need no such entry.
+            "allowed_hosts": "testserver",
         }
         values.update(overrides)
         app = create_app(Settings(**values))

@@ -47,9 +47,12 @@ def optional_user(request: Request, db: SessionDep) -> User | None:
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
         return None
-    user = sessions_service.user_for_token(db, token=token, now=utcnow())
+    secret = request.app.state.settings.secret_key
+    user = sessions_service.user_for_token(db, token=token, now=utcnow(), secret=secret)
     if user is not None:
         request.state.user_id = user.id  # for the request log line
+        # The sign-in this request runs under: key sessions opened now are tied to it.
+        request.state.user_session_id = sessions_service.token_id(token, secret)
     return user
 
 

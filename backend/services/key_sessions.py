@@ -14,9 +14,18 @@ from backend.services.workspaces import require_member
 
 
 def create_key_session(
-    db: Session, *, user_id: int, workspace_id: str, ttl: timedelta, now: datetime
+    db: Session,
+    *,
+    user_id: int,
+    workspace_id: str,
+    ttl: timedelta,
+    now: datetime,
+    user_session_id: str | None = None,
 ) -> KeySession:
-    """Open a key session for a member (Forbidden otherwise)."""
+    """Open a key session for a member (Forbidden otherwise).
+
+    `user_session_id` is the sign-in it is opened under: signing out revokes it.
+    """
     require_member(db, user_id=user_id, workspace_id=workspace_id)
     key = KeySession(
         id=secrets.token_urlsafe(32),
@@ -24,6 +33,7 @@ def create_key_session(
         workspace_id=workspace_id,
         created_at=now,
         expires_at=now + ttl,
+        user_session_id=user_session_id,
     )
     db.add(key)
     # Expired keys grant nothing; delivery rows pointing at them are set to NULL by the FK.

@@ -1,8 +1,13 @@
-"""Sign-in sessions: a random cookie token whose SHA-256 is the user_sessions row id."""
+"""Sign-in sessions: a random cookie token whose HMAC (keyed with the server secret) is the row id.
+
+Keying the id with `secret_key` means the database alone cannot mint or use a sign-in, and
+changing the secret signs everyone out.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from datetime import datetime, timedelta
 
@@ -10,18 +15,27 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from backend.db import storable
-from backend.models import User, UserSession
+from backend.models import KeySession, User, UserSession
 
 
-def token_id(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+def token_id(token: str, secret: str) -> str:
+    """The user_sessions row id for a cookie token: HMAC-SHA256 with the server secret."""
+    key = secret.encode("utf-8", "surrogatepass")
+    return hmac.new(key, token.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
-def create_session(db: Session, *, user_id: int, ttl: timedelta, now: datetime) -> str:
+def create_session(
+    db: Session, *, user_id: int, ttl: timedelta, now: datetime, secret: str
+) -> str:
     """Store a new session and return the raw token for the cookie (it is not stored)."""
     token = secrets.token_urlsafe(32)
-    db.add(UserSession(id=token_id(token), user_id=user_id, created_at=now, expires_at=now + ttl))
+    db.add(UserSession(id=token_id(token, secret), user_id=user_id, created_at=now,
+                       expires_at=now + ttl))
     # Opportunistic clean-up keeps the table from growing without a background job.
+    expired = select(UserSession.id).where(
+        UserSession.user_id == user_id, UserSession.expires_at <= now
+    )
+    db.execute(delete(KeySession).where(KeySession.user_session_id.in_(expired)))
     db.execute(
         delete(UserSession).where(UserSession.user_id == user_id, UserSession.expires_at <= now)
     )
@@ -29,20 +43,23 @@ def create_session(db: Session, *, user_id: int, ttl: timedelta, now: datetime) 
     return token
 
 
-def user_for_token(db: Session, *, token: str, now: datetime) -> User | None:
+def user_for_token(db: Session, *, token: str, now: datetime, secret: str) -> User | None:
     """The signed-in user for a cookie token, or None when unknown or expired."""
     if not token or not storable(token, max_length=256):
         return None
     row = db.execute(
         select(User, UserSession.expires_at)
         .join(UserSession, UserSession.user_id == User.id)
-        .where(UserSession.id == token_id(token))
+        .where(UserSession.id == token_id(token, secret))
     ).first()
     if row is None or row.expires_at <= now:
         return None
     return row.User
 
 
-def delete_session(db: Session, *, token: str) -> None:
-    db.execute(delete(UserSession).where(UserSession.id == token_id(token)))
+def delete_session(db: Session, *, token: str, secret: str) -> None:
+    """End a sign-in and revoke the key sessions opened under it (SPEC §12)."""
+    session_id = token_id(token, secret)
+    db.execute(delete(KeySession).where(KeySession.user_session_id == session_id))
+    db.execute(delete(UserSession).where(UserSession.id == session_id))
     db.commit()

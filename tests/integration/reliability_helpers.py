@@ -41,7 +41,7 @@ def expire_session(app: FastAPI, client: TestClient) -> None:
     with app.state.sessionmaker() as db:
         result = db.execute(
             update(UserSession)
-            .where(UserSession.id == token_id(token))
+            .where(UserSession.id == token_id(token, app.state.settings.secret_key))
             .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
         )
         db.commit()

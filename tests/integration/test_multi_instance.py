@@ -16,7 +16,7 @@ from backend.models import AgentDeliveryCredential, Conversation, KeySession
 def _instance(pg_url, tmp_path, web_dir, name):
     app = create_app(
         Settings(database_url=pg_url, data_dir=tmp_path / name, secret_key=TEST_SECRET,
-                 web_dir=web_dir)
+                 web_dir=web_dir, allowed_hosts="testserver")
     )
     app.state.passwords = cheap_passwords()
     return app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from conftest import PASSWORDS, seed_world, sign_in
+from conftest import PASSWORDS, TEST_SECRET, seed_world, sign_in
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
@@ -29,7 +29,8 @@ def test_sign_in_sets_httponly_lax_cookie_backed_by_a_row(client, db_session):
     assert "samesite=lax" in cookie.lower()
     assert "Secure" not in cookie  # plain http test server
     token = client.cookies[SESSION_COOKIE]
-    row = db_session.scalar(select(UserSession).where(UserSession.id == token_id(token)))
+    row_id = token_id(token, TEST_SECRET)
+    row = db_session.scalar(select(UserSession).where(UserSession.id == row_id))
     assert row is not None
     # The raw token is never stored.
     assert db_session.scalar(select(UserSession).where(UserSession.id == token)) is None
@@ -89,7 +90,7 @@ def test_sign_out_deletes_the_row_and_clears_the_cookie(alice_client, db_session
     assert response.status_code == 204
     cleared = _cookie_header(response)
     assert cleared.startswith(f'{SESSION_COOKIE}=""') or "Max-Age=0" in cleared
-    assert db_session.get(UserSession, token_id(token)) is None
+    assert db_session.get(UserSession, token_id(token, TEST_SECRET)) is None
     assert alice_client.get("/api/session").status_code == 401
     # The old token is dead even if a client keeps sending it.
     replay = TestClient(alice_client.app, cookies={SESSION_COOKIE: token})
@@ -104,7 +105,7 @@ def test_signing_in_again_replaces_the_old_session(alice_client, db_session):
     old = alice_client.cookies[SESSION_COOKIE]
     sign_in(alice_client, "alice")
     assert alice_client.cookies[SESSION_COOKIE] != old
-    assert db_session.get(UserSession, token_id(old)) is None
+    assert db_session.get(UserSession, token_id(old, TEST_SECRET)) is None
 
 
 def test_expired_session_is_401(alice_client, db_session):

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, HTTPException
+from fastapi import APIRouter, Body, Depends, Header, HTTPException
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -15,6 +15,7 @@ from backend.api.deps import CurrentUser, SessionDep, SettingsDep
 from backend.assistant import ingress, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.errors import NotFound, error_responses
+from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
@@ -69,7 +70,8 @@ class ConversationOut(_Camel):
     "/turns",
     response_model=TurnOut,
     summary="Send a message to the assistant",
-    responses=error_responses(401, 403, 404, 422),
+    responses=error_responses(401, 403, 404, 422, 429),
+    dependencies=[Depends(per_user("turns"))],  # backend.throttle: 429 past route_rate_limit
 )
 def post_turn(
     body: TurnIn,
@@ -131,7 +133,8 @@ def get_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) ->
 @router.post(
     "/conversations/{conversation_id}/tools/{name}",
     summary="Call a tool with this conversation's delivery authority (owner only)",
-    responses=error_responses(401, 404, 422),
+    responses=error_responses(401, 404, 422, 429),
+    dependencies=[Depends(per_user("tools"))],  # backend.throttle: 429 past route_rate_limit
 )
 def call_tool(
     conversation_id: str,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
@@ -31,7 +31,8 @@ class KeySessionOut(BaseModel):
     responses=error_responses(401, 403),
 )
 def open_key_session(
-    ws: MemberWorkspace, user: CurrentUser, db: SessionDep, settings: SettingsDep
+    ws: MemberWorkspace, user: CurrentUser, db: SessionDep, settings: SettingsDep,
+    request: Request,
 ) -> KeySessionOut:
     key = key_sessions_service.create_key_session(
         db,
@@ -39,5 +40,6 @@ def open_key_session(
         workspace_id=ws,
         ttl=timedelta(minutes=settings.key_session_ttl_minutes),
         now=utcnow(),
+        user_session_id=getattr(request.state, "user_session_id", None),  # revoked at sign-out
     )
     return KeySessionOut(id=key.id, expires_at=key.expires_at)

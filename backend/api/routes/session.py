@@ -1,9 +1,10 @@
-"""Sign in and out: an HttpOnly, SameSite=Lax cookie backed by a user_sessions row."""
+"""Sign in and out: an HttpOnly, SameSite=Lax cookie backed by a user_sessions row, throttled."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+import anyio.to_thread
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
@@ -22,6 +23,7 @@ from backend.db import utcnow
 from backend.errors import Unauthorized, error_responses
 from backend.services import sessions as sessions_service
 from backend.services import users as users_service
+from backend.throttle import Throttle, client_address
 
 router = APIRouter(prefix="/api/session", tags=["session"])
 
@@ -49,9 +51,11 @@ def cookie_is_secure(request: Request, settings: Settings) -> bool:
     "",
     response_model=SessionOut,
     summary="Sign in",
-    responses=error_responses(401, 403, 422),
+    description="After 5 failed attempts for one username, or 20 from one client address, "
+    "within a minute, further attempts get 429 with Retry-After until the minute has passed.",
+    responses=error_responses(401, 403, 422, 429),
 )
-def sign_in(
+async def sign_in(
     body: SignIn,
     request: Request,
     response: Response,
@@ -59,16 +63,33 @@ def sign_in(
     settings: SettingsDep,
     passwords: PasswordsDep,
 ) -> SessionOut:
-    user = users_service.authenticate(
-        db, username=body.username, password=body.password, passwords=passwords
-    )
-    if user is None:
-        raise Unauthorized(WRONG_CREDENTIALS)
+    # Async on purpose: the throttle answers 429 on the event loop, before any thread or
+    # argon2 work; the password check then runs in a worker thread, one at a time.
+    throttle: Throttle = request.app.state.throttle
+    address = client_address(request)
+    throttle.begin_sign_in(body.username, address)
     old = request.cookies.get(SESSION_COOKIE)
-    if old:  # a new sign-in replaces the old session rather than leaving it valid
-        sessions_service.delete_session(db, token=old)
     ttl = timedelta(hours=settings.session_ttl_hours)
-    token = sessions_service.create_session(db, user_id=user.id, ttl=ttl, now=utcnow())
+
+    def check() -> tuple[str, int, str] | None:
+        with throttle.password_slots:
+            user = users_service.authenticate(
+                db, username=body.username, password=body.password, passwords=passwords
+            )
+        if user is None:
+            return None
+        if old:  # a new sign-in replaces the old session rather than leaving it valid
+            sessions_service.delete_session(db, token=old, secret=settings.secret_key)
+        token = sessions_service.create_session(
+            db, user_id=user.id, ttl=ttl, now=utcnow(), secret=settings.secret_key
+        )
+        return user.username, user.id, token
+
+    signed_in = await anyio.to_thread.run_sync(check)
+    if signed_in is None:
+        raise Unauthorized(WRONG_CREDENTIALS)
+    throttle.sign_in_succeeded(body.username, address)
+    username, user_id, token = signed_in
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -78,8 +99,8 @@ def sign_in(
         samesite="lax",
         secure=cookie_is_secure(request, settings),
     )
-    request.state.user_id = user.id
-    return SessionOut(username=user.username)
+    request.state.user_id = user_id
+    return SessionOut(username=username)
 
 
 @router.get(
@@ -104,7 +125,10 @@ def sign_out(
         # Still clear a stale cookie, so the browser stops sending it.
         response: Response = JSONResponse({"detail": NOT_SIGNED_IN}, status_code=401)
     else:
-        sessions_service.delete_session(db, token=request.cookies.get(SESSION_COOKIE, ""))
+        # Also revokes the key sessions opened under this sign-in (SPEC §12).
+        sessions_service.delete_session(
+            db, token=request.cookies.get(SESSION_COOKIE, ""), secret=settings.secret_key
+        )
         response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
     return response

@@ -1,0 +1,93 @@
+"""Throttling on the `limits` library: sign-in attempts (SPEC §12) and expensive routes per user.
+
+One `Throttle` per app (`app.state.throttle`), counting in process memory: each server process
+counts on its own. Other routers use it in one of two ways:
+
+- a route behind the session cookie adds `dependencies=[Depends(per_user("inline"))]`
+  (and `429` to its documented responses): more than `route_rate_limit` calls a minute by
+  one user get 429 with Retry-After;
+- code that knows the user another way (an MCP token) calls
+  `request.app.state.throttle.hit_route("mcp", user_id)`, which raises `TooManyRequests`
+  (a DomainError: the app's handler answers 429 with Retry-After).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable
+
+from fastapi import Request
+from limits import RateLimitItem, parse
+from limits.storage import MemoryStorage
+from limits.strategies import FixedWindowRateLimiter
+
+from backend.api.deps import CurrentUser
+from backend.errors import TooManyRequests
+
+SIGN_IN_PER_USERNAME = parse("5/minute")
+SIGN_IN_PER_ADDRESS = parse("20/minute")
+# Password checks run one at a time: argon2 takes 64 MiB and ~0.1 s of a core per check, so
+# a burst of sign-ins queues instead of multiplying the server's memory.
+PASSWORD_CHECKS_AT_ONCE = 1
+TOO_MANY_SIGN_INS = "Too many sign-in attempts. Please wait a minute and try again."
+TOO_MANY_CALLS = "Too many requests in a short time. Please wait a moment and try again."
+
+
+class Throttle:
+    """Fixed one-minute windows: the window starts at the first counted attempt."""
+
+    def __init__(self, route_limit: str = "300/minute") -> None:
+        self.storage = MemoryStorage()
+        self.limiter = FixedWindowRateLimiter(self.storage)
+        self.route_limit = parse(route_limit)
+        self.password_slots = threading.BoundedSemaphore(PASSWORD_CHECKS_AT_ONCE)
+
+    def retry_after(self, item: RateLimitItem, *ids: str) -> int:
+        """Whole seconds until the window of `item` for `ids` ends (at least 1)."""
+        reset = self.limiter.get_window_stats(item, *ids).reset_time
+        return max(1, math.ceil(reset - time.time()))
+
+    def _take(self, item: RateLimitItem, ids: tuple[str, ...], message: str) -> None:
+        if not self.limiter.test(item, *ids):
+            raise TooManyRequests(message, retry_after=self.retry_after(item, *ids))
+        if not self.limiter.hit(item, *ids):  # lost a race with a parallel request
+            self.storage.decr(item.key_for(*ids))
+            raise TooManyRequests(message, retry_after=self.retry_after(item, *ids))
+
+    def begin_sign_in(self, username: str, address: str) -> None:
+        """Count an attempt before its password is checked; TooManyRequests when over.
+
+        Counting first means a burst sent in parallel cannot all slip past the limit while
+        their passwords are still being checked; `sign_in_succeeded` gives the count back.
+        """
+        self._take(SIGN_IN_PER_USERNAME, ("sign-in-user", username), TOO_MANY_SIGN_INS)
+        try:
+            self._take(SIGN_IN_PER_ADDRESS, ("sign-in-address", address), TOO_MANY_SIGN_INS)
+        except TooManyRequests:
+            self.storage.decr(SIGN_IN_PER_USERNAME.key_for("sign-in-user", username))
+            raise
+
+    def sign_in_succeeded(self, username: str, address: str) -> None:
+        """A success clears the username's count and does not count against the address."""
+        self.limiter.clear(SIGN_IN_PER_USERNAME, "sign-in-user", username)
+        self.storage.decr(SIGN_IN_PER_ADDRESS.key_for("sign-in-address", address))
+
+    def hit_route(self, route: str, user_key: str | int) -> None:
+        """Count one call of an expensive route by one user; TooManyRequests when over."""
+        self._take(self.route_limit, ("route", route, str(user_key)), TOO_MANY_CALLS)
+
+
+def client_address(request: Request) -> str:
+    """The peer address as the server saw it (behind a proxy: the proxy's)."""
+    return request.client.host if request.client else "unknown"
+
+
+def per_user(route: str) -> Callable[..., Awaitable[None]]:
+    """A dependency that counts the signed-in user's calls of `route` (429 when over)."""
+
+    async def dependency(request: Request, user: CurrentUser) -> None:
+        request.app.state.throttle.hit_route(route, user.id)
+
+    return dependency
