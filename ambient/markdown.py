@@ -1,11 +1,15 @@
-"""Todo items, the heading/list outline and counts: stdlib-only, shared by the page and the agent.
+"""Todo items, the outline, summary blocks and counts, read from markdown-it-py's token stream.
 
-Conventions (see docs/assistant.md):
-- Line numbers are 1-based, like CodeMirror's `doc.line(n)`.
+Shared by the page and the agent, so both see the note as CommonMark does (markdown-it-py is
+pure Python: the server depends on it and the page ships it). Conventions (docs/assistant.md):
+- Line numbers are 1-based, like CodeMirror's `doc.line(n)`; markdown-it's `map` gives them.
 - Offsets handed to the editor are CodeMirror positions, i.e. UTF-16 code units; `to_cm` and
   `from_cm` convert between them and Python string indexes (code points), which differ only
   for characters outside the Basic Multilingual Plane (emoji, rare kanji).
-- Fenced code blocks (``` or ~~~) hide todos and headings inside them.
+- Code (fenced or indented) hides todos and headings; a task may sit in a quote or a nested
+  list; setext headings (underlined with === or ---) count like ATX ones.
+- A task item is a list item whose first paragraph starts with `[ ]`, `[x]` or `[X]` followed
+  by a space or the end of the line (GitHub's rule).
 """
 
 from __future__ import annotations
@@ -13,12 +17,26 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|[0-9]{1,9}[.)])(?:[ \t]+(.*))?$")
 _CHECKBOX = re.compile(r"^\[([ xX])\](?=[ \t]|$)[ \t]*")
+_QUOTES = re.compile(r"^(?: {0,3}> ?)*")
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    # Imported on first use: the page loads markdown-it only when a view or toggle needs it.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+@lru_cache(maxsize=4)
+def _tokens(text: str) -> tuple:
+    """markdown-it's block tokens for `text` (a Todo redraw and a toggle share one parse)."""
+    return tuple(_parser().parse(text))
 
 
 @dataclass(frozen=True)
@@ -59,22 +77,14 @@ def lines(text: str) -> list[str]:
 
 
 def visible_lines(text: str):
-    """Yield (line_number, line) for lines outside fenced code blocks."""
-    fence: str | None = None
+    """Yield (line_number, line) for lines outside code blocks (fenced or indented)."""
+    hidden: set[int] = set()
+    for token in _tokens(text):
+        if token.type in ("fence", "code_block") and token.map:
+            hidden.update(range(token.map[0] + 1, token.map[1] + 1))
     for number, line in enumerate(lines(text), start=1):
-        m = _FENCE.match(line)
-        if fence is None:
-            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
-                fence = m.group(1)
-                continue
+        if number not in hidden:
             yield number, line
-        elif (
-            m
-            and m.group(1)[0] == fence[0]
-            and len(m.group(1)) >= len(fence)
-            and not m.group(2).strip()
-        ):
-            fence = None
 
 
 def _indent_width(prefix: str) -> int:
@@ -97,15 +107,63 @@ def parse_item(line: str) -> tuple[int, str, bool | None, int] | None:
     return indent, body.rstrip(), None, -1
 
 
-def todos(text: str) -> list[TodoItem]:
-    """Every task-list item (`- [ ]`, `- [x]`, `* [X]`, `1. [ ]`, ...) outside fenced code."""
+@dataclass(frozen=True)
+class _Task:
+    line: int
+    done: bool
+    text: str
+    column: int  # Python index of "[" in the line
+
+
+def _first_paragraph(tokens: tuple, index: int):
+    """The inline token of the paragraph that opens the list item at `index`, or None."""
+    opener = tokens[index]
+    if index + 2 < len(tokens) and tokens[index + 1].type == "paragraph_open":
+        inline = tokens[index + 2]
+        if inline.type == "inline" and inline.level == opener.level + 2 and inline.map:
+            return inline
+    return None
+
+
+def _task(source: list[str], inline) -> _Task | None:
+    """The task an item's first paragraph holds, located in its source line."""
+    first = inline.content.split("\n", 1)[0]
+    box = _CHECKBOX.match(first)
+    if not box:
+        return None
+    number = inline.map[0] + 1
+    line = source[number - 1].rstrip()
+    # The paragraph's first line is the tail of its source line (container markers and
+    # indentation cut off), so the checkbox sits where that tail begins.
+    column = len(line) - len(first.rstrip())
+    return _Task(number, box.group(1) != " ", first[box.end():].rstrip(), column)
+
+
+def _tasks(text: str) -> list[_Task]:
+    tokens, source = _tokens(text), lines(text)
     found = []
-    for number, line in visible_lines(text):
-        parsed = parse_item(line)
-        if parsed and parsed[2] is not None:
-            indent, body, done, _ = parsed
-            found.append(TodoItem(line=number, done=done, text=body, indent=indent))
+    for index, token in enumerate(tokens):
+        if token.type == "list_item_open" and (inline := _first_paragraph(tokens, index)):
+            task = _task(source, inline)
+            if task is not None:
+                found.append(task)
     return found
+
+
+def todos(text: str) -> list[TodoItem]:
+    """Every task-list item (`- [ ]`, `- [x]`, `* [X]`, `1. [ ]`, in quotes too) outside code."""
+    source = lines(text)
+    return [
+        TodoItem(line=task.line, done=task.done, text=task.text,
+                 indent=_indent_width(_leading(source[task.line - 1])))
+        for task in _tasks(text)
+    ]
+
+
+def _leading(line: str) -> str:
+    """The indentation before a list marker, after any quote markers."""
+    rest = line[_QUOTES.match(line).end():]
+    return rest[: len(rest) - len(rest.lstrip(" \t"))]
 
 
 def toggle_todo(text: str, line: int) -> tuple[int, int, str]:
@@ -113,17 +171,12 @@ def toggle_todo(text: str, line: int) -> tuple[int, int, str]:
 
     `from`/`to` are CodeMirror positions (UTF-16 code units) so the page can dispatch them
     as one change; the edit replaces only the character between the brackets.
-    Raises ValueError when that line is not a todo item (or is inside a fenced block).
+    Raises ValueError when that line is not a todo item (or is inside code).
     """
-    for number, source in visible_lines(text):
-        if number != line:
-            continue
-        parsed = parse_item(source)
-        if not parsed or parsed[2] is None:
-            break
-        done, column = parsed[2], parsed[3]
-        pos = to_cm(text, _line_start_index(text, line) + column)
-        return pos, pos + 1, " " if done else "x"
+    for task in _tasks(text):
+        if task.line == line:
+            pos = to_cm(text, _line_start_index(text, line) + task.column + 1)
+            return pos, pos + 1, " " if task.done else "x"
     raise ValueError("That line is not a todo item.")
 
 
@@ -174,41 +227,79 @@ def from_cm(text: str, pos: int) -> int:
 
 
 def outline(text: str) -> OutlineNode:
-    """The heading tree (ATX `#`..`######`) with list items nested under their heading.
+    """The heading tree (ATX and setext) with list items nested under their heading.
 
-    Setext headings (underlined with === or ---) are not recognised; list items nest by
-    indentation under the nearest heading above them.
+    List items nest as their lists do; a heading closes the lists above it in the tree.
     """
+    tokens = _tokens(text)
     root = OutlineNode(kind="root", level=0, title="")
     headings: list[OutlineNode] = [root]
-    items: list[tuple[int, OutlineNode]] = []  # (indent, node) of the open list
-    for number, line in visible_lines(text):
-        m = _ATX.match(line)
-        if m:
-            level = len(m.group(1))
-            node = OutlineNode(
-                kind="heading", level=level, title=(m.group(2) or "").strip(), line=number
-            )
+    items: list[OutlineNode] = []  # the open list items, outermost first
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.map:
+            level = int(token.tag[1])
+            title = tokens[index + 1].content.strip() if index + 1 < len(tokens) else ""
+            node = OutlineNode(kind="heading", level=level, title=title, line=token.map[0] + 1)
             while headings[-1].level >= level:
                 headings.pop()
             headings[-1].children.append(node)
             headings.append(node)
             items = []
-            continue
-        parsed = parse_item(line)
-        if parsed is None:
-            if line.strip() and not line.startswith((" ", "\t")):
-                items = []  # a paragraph ends the list
-            continue
-        indent, body, done, _ = parsed
-        node = OutlineNode(kind="item", level=7, title=body, line=number, done=done)
-        while items and items[-1][0] >= indent:
+        elif token.type == "list_item_open" and token.map:
+            inline = _first_paragraph(tokens, index)
+            first = inline.content.split("\n", 1)[0] if inline else ""
+            box = _CHECKBOX.match(first)
+            node = OutlineNode(kind="item", level=7, line=token.map[0] + 1,
+                               title=(first[box.end():] if box else first).strip(),
+                               done=(box.group(1) != " ") if box else None)
+            parent = items[-1] if items else headings[-1]
+            node.level = parent.level + 1 if parent.kind == "item" else 7
+            parent.children.append(node)
+            items.append(node)
+        elif token.type == "list_item_close" and items:
             items.pop()
-        parent = items[-1][1] if items else headings[-1]
-        node.level = parent.level + 1 if parent.kind == "item" else 7
-        parent.children.append(node)
-        items.append((indent, node))
     return root
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block a summary reads: a heading, a paragraph, a list item or a task (code skipped).
+
+    `text` is the block's inline Markdown on one line; `level` is a heading's level (else 0).
+    A list item's first paragraph is its "item" or "task"; its later paragraphs are
+    paragraphs. Quoted blocks count like the others.
+    """
+
+    kind: str  # "heading", "paragraph", "item" or "task"
+    text: str
+    line: int
+    level: int = 0
+    done: bool | None = None
+
+
+def blocks(text: str) -> list[Block]:
+    """The note's headings, paragraphs and list items in order, as CommonMark reads them."""
+    tokens = _tokens(text)
+    firsts = {id(inline) for index, token in enumerate(tokens)
+              if token.type == "list_item_open" and (inline := _first_paragraph(tokens, index))}
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type != "inline" or not token.map or index == 0:
+            continue
+        line, one_line = token.map[0] + 1, " ".join(token.content.split("\n")).strip()
+        opener = tokens[index - 1]
+        if opener.type == "heading_open":
+            found.append(Block("heading", one_line, line, level=int(opener.tag[1])))
+        elif id(token) in firsts:
+            box = _CHECKBOX.match(one_line)
+            if box:
+                found.append(Block("task", one_line[box.end():].strip(), line,
+                                   done=box.group(1) != " "))
+            else:
+                found.append(Block("item", one_line, line))
+        else:
+            found.append(Block("paragraph", one_line, line))
+    return found
 
 
 def _is_han(ch: str) -> bool:

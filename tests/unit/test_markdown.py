@@ -146,3 +146,81 @@ def test_cm_conversions():
     assert md.from_cm(text, 2) == 1  # inside the surrogate pair → start of the emoji
     assert md.from_cm(text, 100) == 3
     assert md.from_cm(text, -5) == 0
+
+
+# -- CommonMark's reading (markdown-it-py), where a line-by-line reading went wrong ----------
+
+
+def test_an_indented_code_line_is_not_a_todo():
+    text = "Intro\n\n    - [ ] x\n\n- [ ] real\n"
+    assert [(i.line, i.text) for i in md.todos(text)] == [(5, "real")]
+    with pytest.raises(ValueError):
+        md.toggle_todo(text, 3)
+    assert [n for n, _ in md.visible_lines(text)] == [1, 2, 4, 5, 6]
+
+
+def test_a_setext_heading_is_in_the_mind_map():
+    root = md.outline("Title\n=====\n\nSub\n---\n- item\n")
+    title = root.children[0]
+    assert (title.kind, title.level, title.title, title.line) == ("heading", 1, "Title", 1)
+    sub = title.children[0]
+    assert (sub.level, sub.title, sub.line) == (2, "Sub", 4)
+    assert [c.title for c in sub.children] == ["item"]
+
+
+def test_a_task_inside_a_quote_counts_and_toggles():
+    text = "> - [ ] quoted\n>   - [x] nested in the quote\n"
+    assert [(i.line, i.done, i.text, i.indent) for i in md.todos(text)] == [
+        (1, False, "quoted", 0), (2, True, "nested in the quote", 2)
+    ]
+    after = md.apply_change(text, md.toggle_todo(text, 1))
+    assert after == "> - [x] quoted\n>   - [x] nested in the quote\n"
+    after = md.apply_change(text, md.toggle_todo(text, 2))
+    assert after == "> - [ ] quoted\n>   - [ ] nested in the quote\n"
+
+
+def test_fenced_code_hides_todos_even_inside_a_list_and_an_unclosed_fence_runs_on():
+    text = "- [ ] a\n\n  ```\n  - [ ] in the item's fence\n  ```\n- [ ] b\n```\n- [ ] open\n"
+    assert [i.text for i in md.todos(text)] == ["a", "b"]
+    assert md.outline("````\n# x\n```\n# still code\n").children == []
+
+
+def test_nested_lists_nest_in_the_outline_whatever_their_markers():
+    root = md.outline("# H\n1. one\n   - [x] one.a\n     * one.a.i\n2. two\n")
+    one, two = root.children[0].children
+    assert [one.title, two.title] == ["one", "two"]
+    assert (one.children[0].title, one.children[0].done) == ("one.a", True)
+    assert one.children[0].children[0].title == "one.a.i"
+    assert one.children[0].children[0].level == one.children[0].level + 1
+
+
+def test_a_lazy_line_and_a_second_paragraph_belong_to_the_item():
+    text = "- [ ] first line\ncontinued lazily\n\n  second paragraph\n- [ ]x not a box\n"
+    assert [(i.line, i.text) for i in md.todos(text)] == [(1, "first line")]
+    kinds = [(b.kind, b.text, b.line) for b in md.blocks(text)]
+    assert kinds == [("task", "first line continued lazily", 1),
+                     ("paragraph", "second paragraph", 4), ("item", "[ ]x not a box", 5)]
+
+
+def test_crlf_and_lone_cr_keep_line_numbers_and_toggles_right():
+    text = "# T\r\n\r\n- [ ] a\r- [x] b\r\n"
+    assert [(i.line, i.done) for i in md.todos(text)] == [(3, False), (4, True)]
+    assert md.apply_change(text, md.toggle_todo(text, 4)) == "# T\r\n\r\n- [ ] a\r- [ ] b\r\n"
+
+
+def test_japanese_tasks_headings_and_astral_characters():
+    text = "見出し\n===\n\n- [ ] 𠮷野家で牛丼 🍣\n- [x] 会議の準備\n"
+    assert [(i.line, i.done, i.text) for i in md.todos(text)] == [
+        (4, False, "𠮷野家で牛丼 🍣"), (5, True, "会議の準備")
+    ]
+    assert md.outline(text).children[0].title == "見出し"
+    after = md.apply_change(text, md.toggle_todo(text, 4))
+    assert md.lines(after)[3] == "- [x] 𠮷野家で牛丼 🍣"
+
+
+def test_blocks_for_summaries_skip_code_and_read_quotes():
+    text = "# A\n\nOne.\nTwo.\n\n> Quoted.\n\n```\nnot prose\n```\n\n    code\n\nB\n-\n- item\n"
+    assert [(b.kind, b.text, b.level) for b in md.blocks(text)] == [
+        ("heading", "A", 1), ("paragraph", "One. Two.", 0), ("paragraph", "Quoted.", 0),
+        ("heading", "B", 2), ("item", "item", 0),
+    ]
