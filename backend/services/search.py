@@ -152,7 +152,10 @@ def snippet_at(window: str, offset: int) -> str:
     if line_end - line_start > SNIPPET_CHARS:
         begin = max(line_start, min(offset - SNIPPET_LEAD, line_end - SNIPPET_CHARS))
     end = min(line_end, begin + SNIPPET_CHARS)
-    while begin < end and _joins_previous(window[begin]):
+    # Move a mid-line cut off a character that belongs to the one before it.
+    while line_start < begin < end and (
+        _joins_previous(window[begin]) or window[begin - 1] == "\u200d"
+    ):
         begin += 1
     while end > begin and end < line_end and (
         _joins_previous(window[end]) or window[end - 1] == "\u200d"

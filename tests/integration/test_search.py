@@ -286,3 +286,31 @@ def test_letters_beyond_ascii_follow_the_database(db_url, alice_client):
     expected = [{"path": "fruit.md", "line": 2, "snippet": "buy ÄPFEL and pears"}]
     assert find(alice_client, "äpfel") == (expected if db_url.startswith("sqlite") else [])
     assert find(alice_client, "ÄPFEL pears") == expected  # same case: found everywhere
+
+
+# --- the placement rules alone (no database) -------------------------------------------------
+
+
+def test_place_finds_the_earliest_word_and_cuts_on_character_boundaries():
+    place = search_service.place
+    assert place("a\nb Beta\nalpha beta", ["ALPHA", "beta"]) == (2, "b Beta")
+    assert place("x" * 500 + "needle", ["needle"]) == (1, "x" * 114 + "needle")
+    middle = "x" * 500 + "needle" + "y" * 500
+    assert place(middle, ["needle"]) == (1, "x" * 40 + "needle" + "y" * 74)
+    family = "👨\u200d👩\u200d👧"  # one emoji of five code points
+    line = family * 40 + " key"
+    _, snippet = place(line, ["key"])
+    assert snippet.endswith("key") and len(snippet) <= search_service.SNIPPET_CHARS
+    emoji = snippet.removesuffix(" key")
+    assert emoji == family * (len(emoji) // len(family)) and snippet in line  # whole emoji
+    _, snippet = place("key " + "e\u0301" * 200, ["key"])
+    assert len(snippet) <= search_service.SNIPPET_CHARS and not snippet.endswith("e")
+
+
+def test_parse_query_splits_on_any_space_and_keeps_each_word_once():
+    words = search_service.parse_query(" 会議\u3000予約\tRoad road ROAD ")
+    assert words == ["会議", "予約", "Road"]
+    assert search_service.parse_query("a" * search_service.MAX_QUERY_CHARS) == ["a" * 200]
+    for bad in (None, 3, "", " \n ", "a" * 201, "x\x00", "\ud800"):
+        with pytest.raises(search_service.InvalidQuery):
+            search_service.parse_query(bad)
