@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
-from bench.load import run_load
+from bench.load import Attack, LoadResult, run_load
 from bench.plan import Plan
 from bench.servers import (
     Client,
@@ -16,6 +18,10 @@ from bench.servers import (
     rss_kib,
 )
 from bench.stats import figure, percentile, summary
+
+# The benchmarks drive one user far past any real user's rate (hundreds of turns a second);
+# the per-user throttle of expensive routes (SPEC §12) would answer 429, so it is raised here.
+os.environ.setdefault("ANA_ROUTE_RATE_LIMIT", "1000000/minute")
 
 HELP_MESSAGE = "hello"  # the offline agent answers without a tool: the turn is all ingress
 READ_MESSAGE = "summarise this"  # reads the active note: the realistic turn
@@ -144,17 +150,78 @@ def server_memory(plan: Plan) -> tuple[list[dict], dict]:
     return [row], detail
 
 
-def steady_load(plan: Plan) -> tuple[list[dict], dict]:
-    """A bounded steady run (issue 8): realistic turns for `load_seconds` at fixed concurrency."""
+def _peak_rss_kib(pid: int) -> int:
+    """The process's peak resident set size so far (VmHWM), in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmHWM for pid {pid}")
+
+
+def _load_run(plan: Plan, *, attacked: bool) -> tuple[LoadResult, int, dict]:
+    """One steady run on a fresh server: (honest result, server peak RSS KiB, attack stats)."""
     with app_server() as server:
         client = Client(server.url)
         text = note_text(16 * 1024, "load")
         client.put_note(SMALL_NOTE, text)
         key = client.key_session()
-        result = run_load(server.url, client.cookies, concurrency=plan.concurrency,
-                          seconds=plan.load_seconds, message=READ_MESSAGE, key=key,
-                          header=pointer_header(SMALL_NOTE, text))
+        kwargs = {"concurrency": plan.concurrency, "seconds": plan.load_seconds,
+                  "message": READ_MESSAGE, "key": key, "header": pointer_header(SMALL_NOTE, text)}
+        stats: dict = {}
+        if attacked:
+            with Attack(server.url, plan.load_seconds) as attack:
+                result = run_load(server.url, client.cookies, **kwargs)
+            stats = attack.results()
+        else:
+            result = run_load(server.url, client.cookies, **kwargs)
+        peak = _peak_rss_kib(server.process.pid)
         client.close()
+    return result, peak, stats
+
+
+def steady_load(plan: Plan) -> tuple[list[dict], dict]:
+    """A bounded steady run (issue 8), then the same load under attack (issue 15)."""
+    result, plain_peak, _ = _load_run(plan, attacked=False)
+    rows, detail = _steady_rows(plan, result)
+    attacked, attacked_peak, attack_stats = _load_run(plan, attacked=True)
+    rows += _attack_rows(result, plain_peak, attacked, attacked_peak, attack_stats)
+    detail["under_attack"] = {
+        "turns": len(attacked.latencies), "errors": attacked.errors,
+        "error_kinds": attacked.error_kinds,
+        "latency_ms": {f"p{q}": round(attacked.p(q) * 1000, 1) for q in (50, 99)}
+        if attacked.latencies else {},
+        "peak_rss_mib": {"plain": round(plain_peak / 1024, 1),
+                         "attacked": round(attacked_peak / 1024, 1)},
+        "attackers": attack_stats,
+    }
+    _log(f"under attack: {detail['under_attack']}")
+    return rows, detail
+
+
+def _attack_rows(plain: LoadResult, plain_peak: int, attacked: LoadResult, attacked_peak: int,
+                 stats: dict) -> list[dict]:
+    def told(counts: dict[str, int]) -> str:
+        return ", ".join(f"{answer} x{n}" for answer, n in sorted(counts.items()))
+
+    attempts = "; ".join(f"{name}: {sum(c.values())} ({told(c)})" for name, c in stats.items())
+    note = (f"honest turns {len(attacked.latencies)} vs {len(plain.latencies)}, errors "
+            f"{attacked.errors}; attackers: {attempts or 'no report'}")
+    p99 = figure("Load under attack: honest p99 (attacked / plain)",
+                 [attacked.p(99) * 1000] if attacked.latencies else [],
+                 [plain.p(99) * 1000] if plain.latencies else [], unit="ms",
+                 goal="≤ 1.5, 0 errors", limit=1.5, note=note)
+    p99["met"] = bool(p99["met"]) and attacked.errors == 0
+    p50 = figure("Load under attack: honest p50 (attacked / plain)",
+                 [attacked.p(50) * 1000] if attacked.latencies else [],
+                 [plain.p(50) * 1000] if plain.latencies else [], unit="ms",
+                 goal="(informative)")
+    rss = figure("Load under attack: server peak RSS (attacked / plain)",
+                 [attacked_peak / 1024], [plain_peak / 1024], unit="MiB", goal="≤ 1.2",
+                 limit=1.2, note="VmHWM of the server process over its whole life")
+    return [p99, p50, rss]
+
+
+def _steady_rows(plan: Plan, result: LoadResult) -> tuple[list[dict], dict]:
     # Turns held: the completion rate in each tenth of the run; first vs last tenth.
     slices = 10
     width = result.duration / slices
