@@ -4,6 +4,7 @@ from __future__ import annotations
 
 HEADER_NAME = "X-Ambient-Note"  # the pointer header (ambient.pointer encodes and decodes it)
 KEY_SESSION_HEADER = "X-Key-Session"  # the workspace key session a turn carries
+AMBIENT_OFF_HEADER = "X-Ambient-Off"  # "1": the user switched "this note" off (no pointer)
 
 VIEWS = ("edit", "preview", "todo", "mindmap")  # an Inbox frame's views, in button order
 

@@ -59,6 +59,9 @@ class OfflineAgent:
         lang = intent.lang
         if intent.kind == it.HELP:
             return replies.HELP[lang]
+        if intent.kind == it.BEYOND:
+            # Never a summary or a listing instead: say plainly what it cannot do.
+            return replies.beyond(intent.beyond or it.WORLD, lang)
         if intent.kind == it.LIST:
             result = turn.call("list_documents", {})
             return replies.listing(result, lang) if result["ok"] else replies.failure(result, lang)
@@ -66,8 +69,10 @@ class OfflineAgent:
             return self._find(turn, intent.term or "", lang)
 
         # A note-directed request: a named path uses read_document; anything unnamed
-        # ("this", これ, or no object at all) reads the active note first.
+        # ("this", これ, or no object at all) reads the active note first. The whole note is
+        # read (up to the tools' largest read) so counts and edits see all of it.
         result = None
+        named = False
         if it.mentions_path(message) and not intent.deictic:
             listed = turn.call("list_documents", {})
             if not listed["ok"]:
@@ -76,28 +81,68 @@ class OfflineAgent:
             if path is None:
                 return replies.not_found(None, lang)
             lang = it.language(message.replace(path, " ").replace(path.rsplit("/", 1)[-1], " "))
-            result = turn.call("read_document", {"path": path})
+            result = turn.call("read_document", {"path": path, "maxBytes": tools.MAX_MAX_BYTES})
+            named = True
         else:
-            result = turn.call("read_active_note", {})
+            result = turn.call("read_active_note", {"maxBytes": tools.MAX_MAX_BYTES})
             if result.get("reason") == tools.NO_POINTER:
-                return replies.NO_NOTE[lang]
+                off = result.get("ambientOff")
+                return replies.NO_NOTE_OFF[lang] if off else replies.NO_NOTE[lang]
         if not result["ok"]:
             return replies.failure(result, lang)
+        if intent.kind in it.EDITS:
+            return self._edit(turn, intent, result, lang, named)
         return self._skill(intent, result, lang)
+
+    def _edit(self, turn: _Turn, intent: it.Intent, result: dict, lang: str, named: bool) -> str:
+        """Propose the edit with propose_edit; never write the note."""
+        path, text, payload = result["path"], result["content"], intent.text or ""
+        base = {"path": path} if named else {}
+        if intent.kind in (it.MARK_DONE, it.MARK_UNDONE):
+            done = intent.kind == it.MARK_DONE
+            marked = skills.mark_todo(text, payload, done=done)
+            if marked.outcome != "ok":
+                return replies.mark_problem(
+                    path, payload, marked.outcome, marked.candidates, done, lang
+                )
+            assert marked.item is not None
+            edits = marked.edits
+            body = replies.proposed_mark(path, skills.plain(marked.item.text), done, lang)
+        elif intent.kind == it.ADD_TODO:
+            added = skills.add_todo(text, payload)
+            edits = added.edits
+            after = skills.plain(added.after.text) if added.after else None
+            body = replies.proposed_todo(path, payload, after, lang)
+        elif intent.kind == it.HEADING:
+            edits, line = skills.add_heading(text, payload)
+            body = replies.proposed_heading(path, line, lang)
+        else:
+            edits = skills.append_text(text, payload, paragraph=intent.paragraph)
+            body = replies.proposed_append(path, intent.paragraph, lang)
+        proposal = turn.call("propose_edit", {**base, "edits": edits})
+        if not proposal["ok"]:
+            if proposal.get("reason", "").startswith("edit_"):
+                return replies.edit_refused(proposal, lang)
+            return replies.failure(proposal, lang)
+        if proposal.get("stale"):
+            caveat = proposal["caveat"]
+            body += f"\n\n{replies.STALE_JA}\n{caveat}" if lang == "ja" else f"\n\n{caveat}"
+        return body
 
     def _skill(self, intent: it.Intent, result: dict, lang: str) -> str:
         path, text = result["path"], result["content"]
+        partial = bool(result.get("partial"))
         if intent.kind == it.QUOTE:
             body = replies.quote(path, result, lang)
         elif intent.kind == it.TODOS:
-            body = replies.todos(path, text, lang)
+            body = replies.todos(path, text, lang, partial=partial)
         elif intent.kind == it.COUNTS:
-            body = replies.counts(path, text, lang)
+            body = replies.counts(path, text, lang, result["bytes"] if partial else None)
         elif intent.kind == it.FIND:
             found = skills.find_mentions({path: text}, intent.term or "")
             body = replies.mentions(intent.term or "", found, 1, 1, lang)
         else:
-            body = replies.summary(path, text, lang)
+            body = replies.summary(path, text, lang, partial=partial)
         parts = [body]
         if result.get("partial"):
             parts.append(replies.partial_note(result, lang))

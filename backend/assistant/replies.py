@@ -87,7 +87,7 @@ def _join(sentences: list[str], lang: str) -> str:
     return out
 
 
-def summary(path: str, text: str, lang: str) -> str:
+def summary(path: str, text: str, lang: str, partial: bool = False) -> str:
     s = skills.summarize(text)
     if not s.sections:
         return f"「{path}」は空です。" if lang == "ja" else f"{path} is empty."
@@ -106,17 +106,22 @@ def summary(path: str, text: str, lang: str) -> str:
         tail = f"{s.chars:,} 文字"
         if report.open or report.done:
             tail = f"タスク：未完了 {len(report.open)} 件、完了 {len(report.done)} 件。{tail}"
-        out.append(tail + "。")
+        out.append(tail + ("（読み取った部分のみ）" if partial else "") + "。")
     else:
         tail = f"{s.words:,} words"
         if report.open or report.done:
             tail = f"Tasks: {len(report.open)} open, {len(report.done)} done. {tail}"
-        out.append(tail + ".")
+        out.append(tail + (" in the part I read" if partial else "") + ".")
     return "\n".join(out)
 
 
-def todos(path: str, text: str, lang: str) -> str:
+def todos(path: str, text: str, lang: str, partial: bool = False) -> str:
     report = skills.todo_report(text)
+    if partial:
+        body = todos(path, text, lang)
+        if lang == "ja":
+            return body + "\n（ノートが長いため、読み取った部分のタスクだけです。）"
+        return body + "\n(These are the tasks in the part I read; the note is longer.)"
     if not report.open and not report.done:
         if lang == "ja":
             return f"「{path}」にはタスク項目（- [ ] …）がありません。"
@@ -134,8 +139,23 @@ def todos(path: str, text: str, lang: str) -> str:
     return "\n".join(out)
 
 
-def counts(path: str, text: str, lang: str) -> str:
+def counts(path: str, text: str, lang: str, total_bytes: int | None = None) -> str:
+    """Sizes of the note; `total_bytes` (a partial read) makes them about the part read only."""
     c = skills.counts(text)
+    if total_bytes is not None and total_bytes > c.bytes:
+        if lang == "ja":
+            return (
+                f"「{path}」は {total_bytes:,} バイトの長いノートで、読み取ったのは先頭の "
+                f"{c.bytes:,} バイトだけです。その部分だけで {c.chars:,} 文字（空白を除くと "
+                f"{c.chars_no_spaces:,} 文字）、{c.words:,} 語、{c.lines:,} 行です。"
+                "ノート全体の数ではありません。"
+            )
+        return (
+            f"{path} is long ({total_bytes:,} bytes) and I read only its first {c.bytes:,} "
+            f"bytes. That part alone has {c.words:,} words and {c.chars:,} characters "
+            f"({c.chars_no_spaces:,} without spaces) on {c.lines:,} lines; these are not the "
+            "counts of the whole note."
+        )
     if lang == "ja":
         return (
             f"「{path}」は {c.chars:,} 文字（空白を除くと {c.chars_no_spaces:,} 文字）、"
@@ -211,3 +231,128 @@ def quote(path: str, result: dict, lang: str) -> str:
     if lang == "ja":
         return f"「{path}」の {first} 行目からの選択部分です：\n{quoted}"
     return f"You selected (from line {first} of {path}):\n{quoted}"
+
+
+# --- Limits, the switched-off chip, and edit proposals --------------------------------------
+
+NO_NOTE_OFF = {
+    "en": '"This note" is switched off for this conversation, so I can\'t see which note you '
+    'have open. Name the note (for example "summarise plan.md"), or switch "this note" back '
+    "on with the chip above the chat.",
+    "ja": "この会話では「このノート」がオフになっているため、開いているノートを参照できません。"
+    "ノート名で指定するか（例：「plan.md を要約して」）、チャット上部のチップで"
+    "「このノート」をオンに戻してください。",
+}
+
+_BEYOND_WHAT = {
+    "rewrite": {"en": "rewrite or polish text", "ja": "文章の書き直しや推敲"},
+    "translate": {"en": "translate text", "ja": "翻訳"},
+    "explain": {"en": "explain things", "ja": "説明や解説"},
+    "world": {"en": "answer questions about the world", "ja": "一般的な質問への回答"},
+}
+
+
+def beyond(what: str, lang: str) -> str:
+    """A plain "I can't do that" for a request only a language model can handle."""
+    thing = _BEYOND_WHAT.get(what, _BEYOND_WHAT["world"])[lang]
+    if lang == "ja":
+        return (
+            f"ごめんなさい、{thing}はできません。私は言語モデルを使わずに動く組み込みの"
+            "アシスタントです。言語モデル（Ollama、llama.cpp のサーバー、OpenAI など）を"
+            "設定すると、"
+            "そのモデルが対応できます。私にできるのは、開いているノートの要約、タスクの一覧、"
+            "文字数のカウント、タスクの追加や完了、末尾への追記、見出しの追加です。"
+        )
+    return (
+        f"Sorry, I can't {thing}: I'm the built-in assistant, which works without a language "
+        "model. A configured language model (Ollama, a llama.cpp server, OpenAI, ...) could do "
+        "it. What I can do with your note: summarise it, list its tasks, count its words, add "
+        "a todo, mark one done or not done, append a line or a paragraph, or add a heading."
+    )
+
+
+def _q(text: str, lang: str) -> str:
+    return f"「{text}」" if lang == "ja" else f"“{text}”"
+
+
+_REVIEW = {
+    "en": "Nothing changes until you press Apply on the proposal below (or Discard it).",
+    "ja": "下の提案で「適用」を押すまでノートは変わりません（不要なら「破棄」してください）。",
+}
+
+
+def proposed_todo(path: str, task: str, after: str | None, lang: str) -> str:
+    if lang == "ja":
+        where = f"最後のタスク{_q(after, lang)}の後" if after else "末尾"
+        return (
+            f"「{path}」の{where}にタスク{_q(task, lang)}を追加する変更を提案しました。"
+            + _REVIEW["ja"]
+        )
+    where = f"after the last task ({_q(after, lang)})" if after else "at the end"
+    return f"I've proposed adding the task {_q(task, lang)} to {path} {where}. " + _REVIEW["en"]
+
+
+def proposed_mark(path: str, task: str, done: bool, lang: str) -> str:
+    if lang == "ja":
+        state = "完了" if done else "未完了"
+        return (
+            f"「{path}」のタスク{_q(task, lang)}を{state}にする変更を提案しました。" + _REVIEW["ja"]
+        )
+    state = "done" if done else "not done"
+    return f"I've proposed marking {_q(task, lang)} in {path} as {state}. " + _REVIEW["en"]
+
+
+def proposed_append(path: str, paragraph: bool, lang: str) -> str:
+    if lang == "ja":
+        what = "段落" if paragraph else "行"
+        return f"「{path}」の末尾に{what}を追記する変更を提案しました。" + _REVIEW["ja"]
+    what = "a paragraph" if paragraph else "a line"
+    return f"I've proposed appending {what} to the end of {path}. " + _REVIEW["en"]
+
+
+def proposed_heading(path: str, line: str, lang: str) -> str:
+    if lang == "ja":
+        return (
+            f"「{path}」の末尾に見出し{_q(line, lang)}を追加する変更を提案しました。"
+            + _REVIEW["ja"]
+        )
+    return (
+        f"I've proposed adding the heading {_q(line, lang)} at the end of {path}. " + _REVIEW["en"]
+    )
+
+
+def mark_problem(path: str, query: str, outcome: str, candidates: list, done: bool, lang: str):
+    """Why no task was marked: none matches, already in that state, or which one is meant."""
+    if outcome == "ambiguous":
+        names = [f"- {c.text} (line {c.line})" for c in candidates]
+        if lang == "ja":
+            names = [f"- {c.text}（{c.line} 行目）" for c in candidates]
+            return (
+                f"「{path}」には{_q(query, lang)}を含むタスクが {len(candidates)} 件あります。"
+                "どれのことですか？もう少し詳しく指定してください：\n" + "\n".join(names)
+            )
+        return (
+            f"More than one task in {path} matches {_q(query, lang)}. Which one do you mean? "
+            "Tell me a little more of its text:\n" + "\n".join(names)
+        )
+    if outcome == "already":
+        if lang == "ja":
+            state = "完了" if done else "未完了"
+            return f"{_q(query, lang)}を含むタスクはすでに{state}になっています。"
+        state = "done" if done else "open"
+        return f"The task matching {_q(query, lang)} in {path} is already {state}."
+    if lang == "ja":
+        return f"「{path}」に{_q(query, lang)}を含むタスクが見つかりませんでした。"
+    return f"I couldn't find a task containing {_q(query, lang)} in {path}."
+
+
+def edit_refused(result: dict, lang: str) -> str:
+    """propose_edit said no (the note changed meanwhile, or the result is too large)."""
+    if lang == "ja":
+        if result.get("reason") == "edit_too_large":
+            return "変更後のノートが大きすぎる（1 MiB 超）ため、提案できませんでした。"
+        return (
+            "ノートの内容が読み取った時点から変わったため、変更を提案できませんでした。"
+            "もう一度お試しください。"
+        )
+    return f"I couldn't prepare that change: {result.get('text', '')}"

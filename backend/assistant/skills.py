@@ -9,9 +9,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ambient import markdown as md
+from ambient.edits import occurrences
 
 MAX_SECTIONS = 6
-SENTENCES_PER_SECTION = 2
+SENTENCES_PER_SECTION = 2  # at least; a note with few sections gets more per section
+SENTENCE_BUDGET = 8  # about how many sentences a summary carries in all
+MAX_SENTENCES_PER_SECTION = 5
 MAX_SENTENCE_CHARS = 220
 
 _STOP_WORDS = """a an and are as at be been but by can could did do does for from had has have he
@@ -125,6 +128,10 @@ def summarize(text: str) -> Summary:
     if sections and sections[0][0] is not None and sections[0][1] == 1:
         title = sections[0][0]
     chosen: list[Section] = []
+    with_text = sum(1 for _, _, sents in sections if sents) or 1
+    per_section = max(
+        SENTENCES_PER_SECTION, min(MAX_SENTENCES_PER_SECTION, SENTENCE_BUDGET // with_text)
+    )
     for heading, level, sentences in sections:
         if heading is not None and heading == title and not sentences and len(sections) > 1:
             continue
@@ -135,7 +142,7 @@ def summarize(text: str) -> Summary:
             if index == 0:
                 score *= 1.25
             scored.append((-score, index, sentence))
-        best = sorted(scored)[:SENTENCES_PER_SECTION]
+        best = sorted(scored)[:per_section]
         picked = [_clip(s) for _, _, s in sorted(best, key=lambda item: item[1])]
         chosen.append(Section(heading=heading, level=level, sentences=picked))
     if len(chosen) > MAX_SECTIONS:
@@ -241,3 +248,166 @@ def find_mentions(documents: dict[str, str], term: str) -> list[Mention]:
             snippet = _clip(plain(md.lines(text)[first - 1].strip()))
             found.append(Mention(path=path, count=total, line=first, snippet=snippet))
     return sorted(found, key=lambda m: (-m.count, m.path))
+
+
+# --- Edits the offline assistant proposes (pure: they become propose_edit arguments) --------
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_ORDERED = re.compile(r"^(\s*)(\d{1,9})([.)])")
+_HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
+
+
+def _split_keep(text: str) -> list[str]:
+    """The lines of `text` with their endings (numbered like ambient.markdown.lines)."""
+    return _LINE.findall(text)
+
+
+def _content(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _eol(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _unique_window(text: str, lines: list[str], index: int) -> tuple[int, int, str]:
+    """The smallest run of whole lines around `index` whose text occurs once in `text`.
+
+    Lines keep their endings, so a line that was extended since ("buy milk" → "buy milk and
+    eggs") no longer matches: an edit never lands on a line it did not see whole.
+    """
+    first = last = index
+    grow_down = True
+    while True:
+        window = "".join(lines[first : last + 1])
+        if window and len(occurrences(text, window)) == 1:
+            return first, last, window
+        if (grow_down and last + 1 < len(lines)) or first == 0:
+            last += 1
+        else:
+            first -= 1
+        grow_down = not grow_down
+        if first < 0 or last >= len(lines):  # cannot happen: the whole text occurs once
+            raise ValueError("no unique window")
+
+
+def _replace_line(text: str, index: int, new_content: str) -> dict:
+    """A find/replace edit that replaces the content of line `index` (0-based)."""
+    lines = _split_keep(text)
+    first, _, window = _unique_window(text, lines, index)
+    start = sum(len(line) for line in lines[first:index])
+    old = _content(lines[index])
+    return {"find": window, "replace": window[:start] + new_content + window[start + len(old) :]}
+
+
+def _insert_after_line(text: str, index: int, new_content: str) -> dict:
+    """A find/replace edit that adds a line after line `index` (0-based)."""
+    lines = _split_keep(text)
+    first, _, window = _unique_window(text, lines, index)
+    at = sum(len(line) for line in lines[first:index]) + len(_content(lines[index]))
+    return {"find": window, "replace": window[:at] + _eol(text) + new_content + window[at:]}
+
+
+def _ends_line(text: str) -> bool:
+    return not text or text.endswith(("\n", "\r"))
+
+
+def _block(text: str, addition: str, *, paragraph: bool) -> str:
+    """What to append so `addition` becomes a new line (or paragraph) at the end of the note.
+
+    The append rule already starts a new line; a paragraph also gets a blank line before it.
+    A note that ends with a line break keeps ending with one.
+    """
+    eol = _eol(text)
+    lead = ""
+    if paragraph and text.strip() and not text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
+        lead = eol  # with the break the append rule (or the note) gives, a blank line
+    trail = eol if _ends_line(text) else ""
+    return lead + addition.replace("\r\n", "\n").replace("\n", eol) + trail
+
+
+@dataclass(frozen=True)
+class TodoEdit:
+    """The edits for adding a todo, and the line of the task it goes after (None: the end)."""
+
+    edits: list[dict]
+    after: md.TodoItem | None
+    line: str
+
+
+def add_todo(text: str, task: str) -> TodoEdit:
+    """A new open task after the note's last task line (same marker), else at the end."""
+    items = md.todos(text)
+    task = " ".join(task.split())
+    if not items:
+        line = f"- [ ] {task}"
+        return TodoEdit([{"append": _block(text, line, paragraph=False)}], None, line)
+    last = items[-1]
+    content = _content(_split_keep(text)[last.line - 1])
+    parsed = md.parse_item(content)
+    assert parsed is not None  # a todo line is an item
+    prefix = content[: parsed[3] - 1]
+    ordered = _ORDERED.match(prefix)
+    if ordered:
+        number = int(ordered.group(2)) + 1
+        prefix = f"{ordered.group(1)}{number}{ordered.group(3)}{prefix[ordered.end() :]}"
+    line = f"{prefix}[ ] {task}"
+    return TodoEdit([_insert_after_line(text, last.line - 1, line)], last, line)
+
+
+@dataclass(frozen=True)
+class MarkResult:
+    """Marking a todo: `edits` when exactly one matches; else why not.
+
+    `outcome` is "ok", "none" (no task matches), "already" (only tasks already in that
+    state match) or "ambiguous" (several match: `candidates` names them).
+    """
+
+    outcome: str
+    edits: list[dict] = field(default_factory=list)
+    item: md.TodoItem | None = None
+    candidates: list[md.TodoItem] = field(default_factory=list)
+
+
+def mark_todo(text: str, query: str, *, done: bool) -> MarkResult:
+    """Tick (or untick) the one task whose text contains `query` (case/width-insensitive).
+
+    An exact match wins over partial ones; several matches are never guessed between.
+    """
+    needle = " ".join(_fold(query).split())
+    if not needle:
+        return MarkResult("none")
+    items = md.todos(text)
+    matching = [i for i in items if needle in " ".join(_fold(plain(i.text)).split())]
+    wanted = [i for i in matching if i.done != done]
+    if not wanted:
+        return MarkResult("already" if matching else "none", candidates=matching)
+    exact = [i for i in wanted if " ".join(_fold(plain(i.text)).split()) == needle]
+    if len(exact) == 1:
+        wanted = exact
+    if len(wanted) > 1:
+        return MarkResult("ambiguous", candidates=wanted)
+    item = wanted[0]
+    content = _content(_split_keep(text)[item.line - 1])
+    column = md.parse_item(content)[3]  # type: ignore[index]
+    ticked = content[:column] + ("x" if done else " ") + content[column + 1 :]
+    return MarkResult("ok", [_replace_line(text, item.line - 1, ticked)], item)
+
+
+def append_text(text: str, addition: str, *, paragraph: bool = False) -> list[dict]:
+    """Append a line (or a paragraph, after a blank line) at the end of the note."""
+    return [{"append": _block(text, addition.strip(), paragraph=paragraph)}]
+
+
+def add_heading(text: str, title: str) -> tuple[list[dict], str]:
+    """A heading at the end, one level below a lone title (## by default): (edits, line)."""
+    levels = [
+        len(m.group(1))
+        for _, line in md.visible_lines(text)
+        if (m := _HEADING_LINE.match(line))
+    ]
+    if levels and levels[0] == 1:
+        levels = levels[1:]
+    level = min(levels) if levels else 2
+    line = f"{'#' * level} {' '.join(title.split())}"
+    return [{"append": _block(text, line, paragraph=True)}], line

@@ -32,6 +32,11 @@ NO_POINTER_TEXT = (
     "Ask the user which note they mean (by name), or offer to list their notes with "
     "list_documents."
 )
+AMBIENT_OFF_TEXT = (
+    "The user has switched off sharing the open note (\"this note\") with the assistant for "
+    "this conversation, so there is no active note to read. Tell them so: ask them to name "
+    "the note, or to switch \"this note\" back on with the chip above the chat."
+)
 
 # Access failure reasons, shared by every document tool.
 NO_ROW = "no_delivery_row"
@@ -80,6 +85,9 @@ class ToolContext:
     conversation_id: str
     user_id: int
     now: Callable[[], datetime] = utcnow
+    # The turn said the user switched "this note" off (X-Ambient-Off): only the wording of
+    # the no-note answer changes; the row (without a pointer) is the authority as always.
+    ambient_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -221,10 +229,16 @@ def read_document(ctx: ToolContext, path: str, max_bytes: int | None = None) -> 
     return _frame(result, "Note") if result["ok"] else result
 
 
-def _active_pointer(auth: _Authority) -> codec.Pointer | dict:
+def _no_pointer(ctx: ToolContext) -> dict:
+    if ctx.ambient_off:
+        return {"ok": False, "reason": NO_POINTER, "ambientOff": True, "text": AMBIENT_OFF_TEXT}
+    return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+
+
+def _active_pointer(ctx: ToolContext, auth: _Authority) -> codec.Pointer | dict:
     """The delivery row's pointer, or read_active_note's failure when there is none."""
     if auth.ambient_path is None:
-        return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+        return _no_pointer(ctx)
     try:
         check_path(auth.ambient_path)
     except PathError:
@@ -232,7 +246,7 @@ def _active_pointer(auth: _Authority) -> codec.Pointer | dict:
     try:
         return codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
     except codec.PointerError:  # unreadable metadata: as good as no pointer
-        return {"ok": False, "reason": NO_POINTER, "text": NO_POINTER_TEXT}
+        return _no_pointer(ctx)
 
 
 def _fresh(pointer: codec.Pointer, size: int, sha256: str) -> bool:
@@ -244,7 +258,7 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
     auth = _authorize(ctx)
     if isinstance(auth, dict):
         return auth
-    pointer = _active_pointer(auth)
+    pointer = _active_pointer(ctx, auth)
     if isinstance(pointer, dict):
         return pointer
     result = _read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
@@ -275,12 +289,12 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
         return auth
     pointer = None
     if path is None:
-        pointer = _active_pointer(auth)
+        pointer = _active_pointer(ctx, auth)
         if isinstance(pointer, dict):
             return pointer
         path = pointer.path
     elif auth.ambient_path is not None and auth.ambient_path == path:
-        found = _active_pointer(auth)
+        found = _active_pointer(ctx, auth)
         pointer = None if isinstance(found, dict) else found
     doc = _fetch(ctx, auth, path)
     if isinstance(doc, dict):

@@ -60,6 +60,7 @@ def handle_turn(
     key_session_id: str | None,
     ambient_header: str | None,
     agent: Agent,
+    ambient_off: bool = False,
     now: datetime | None = None,
 ) -> TurnResult:
     """Run one turn. Raises NotFound (another user's conversation) or Forbidden (not a member).
@@ -67,6 +68,8 @@ def handle_turn(
     Order: conversation, membership, purge of expired rows, the delivery row, the user's
     message (stored before the agent runs, so it is kept whatever happens next), the agent,
     the reply. The header value and note text are never logged; a bad header's reason is.
+    `ambient_off` (the page's X-Ambient-Off) means the user switched "this note" off: no
+    pointer is stored even if one came, and the no-note answers say so.
     """
     started = time.perf_counter()
     turn_id = uuid.uuid4().hex[:12]
@@ -84,7 +87,7 @@ def handle_turn(
         user_id=user_id,
         workspace_id=workspace_id,
         key_session_id=key_session_id,
-        ambient_header=ambient_header,
+        ambient_header=None if ambient_off else ambient_header,
         now=now,
     )
     history = [
@@ -92,7 +95,7 @@ def handle_turn(
         for m in ingress.list_messages(db, conversation_id=cid, last=HISTORY_MESSAGES)
     ]
     ingress.add_message(db, conversation_id=cid, role="user", content=message, now=now)
-    ctx = ToolContext(db=db, conversation_id=cid, user_id=user_id)
+    ctx = ToolContext(db=db, conversation_id=cid, user_id=user_id, ambient_off=ambient_off)
     try:
         result = agent.run(ctx, message, turn_id=turn_id, history=history)
     except Exception as exc:  # noqa: BLE001 - the turn must answer; only the type is logged

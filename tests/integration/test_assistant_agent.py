@@ -129,11 +129,11 @@ def test_named_path_uses_read_document(world):
     _, client, key, cid = world
     body = ask(client, cid, key, "summarise plan.md", pointer(MEMO, "日記/今日のメモ.md"))
     assert tools_of(body) == ["list_documents", "read_document"]
-    assert body["toolCalls"][1]["arguments"] == {"path": "plan.md"}
+    assert body["toolCalls"][1]["arguments"] == {"path": "plan.md", "maxBytes": 262_144}
     assert "We launch the notes app in March." in body["reply"]
     ja = ask(client, cid, key, "今日のメモ.md を要約して")
     assert tools_of(ja) == ["list_documents", "read_document"]
-    assert ja["toolCalls"][1]["arguments"] == {"path": "日記/今日のメモ.md"}
+    assert ja["toolCalls"][1]["arguments"] == {"path": "日記/今日のメモ.md", "maxBytes": 262_144}
     assert "要約" in ja["reply"]
     missing = ask(client, cid, key, "summarise nothing-here.md")
     assert "couldn't find" in missing["reply"]

@@ -134,13 +134,14 @@ def test_without_a_path_and_no_open_note_it_answers_like_read_active_note(app, a
     [
         ([{"find": "no such text", "replace": "x"}], "edit_not_found", 1),
         ([{"append": "a"}, {"find": "- [ ] ", "replace": "- [x] "}], "edit_ambiguous", 2),
-        ([{"append": "é" * 530_000}], "edit_too_large", 0),
+        ([{"append": "x" * 300_000}, {"append": "y" * 300_000}], "edit_too_large", 0),
     ],
 )
 def test_a_find_that_is_not_unique_or_a_result_over_1_mib_gives_no_proposal(
     world, edits, reason, edit
 ):
     _, client, cid, _ = world
+    put_note(client, "personal", "plan.md", PLAN + "z" * 500_000)  # 1 MiB needs a large note
     before = doc(client, "plan.md")
     result = propose(client, cid, edits)
     assert result["ok"] is False and result["reason"] == reason and result["edit"] == edit

@@ -66,8 +66,15 @@ def test_summary_without_headings_and_empty():
     s = skills.summarize("First point. Second point! Third point?")
     assert s.title is None
     assert s.sections[0].heading is None
-    assert len(s.sections[0].sentences) == 2
+    assert s.sections[0].sentences == ["First point.", "Second point!", "Third point?"]
     assert skills.summarize("").sections == []
+
+
+def test_few_sections_carry_more_key_sentences_many_sections_two_each():
+    one = " ".join(f"Sentence {i} about the release plan." for i in range(12))
+    assert len(skills.summarize(one).sections[0].sentences) == skills.MAX_SENTENCES_PER_SECTION
+    many = "\n".join(f"## Part {i}\nA {i}. B {i}. C {i}. D {i}." for i in range(6))
+    assert all(len(s.sentences) == 2 for s in skills.summarize(many).sections)
 
 
 def test_summary_caps_sections():

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Depends, Header, HTTPException
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
 from backend.assistant import ingress, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
@@ -90,6 +90,14 @@ def post_turn(
             "A bad value is treated as absent.",
         ),
     ] = None,
+    ambient_off: Annotated[
+        str | None,
+        Header(
+            alias=AMBIENT_OFF_HEADER,
+            description='"1" when the user switched "this note" off for the conversation: no '
+            "pointer is used and the assistant says so. Any other value is ignored.",
+        ),
+    ] = None,
 ) -> TurnOut:
     result = turns.handle_turn(
         db,
@@ -100,6 +108,7 @@ def post_turn(
         key_session_id=key_session,
         ambient_header=ambient_note,
         agent=turns.make_agent(settings),
+        ambient_off=(ambient_off or "").strip() == "1",
     )
     return TurnOut(
         conversation_id=result.conversation_id,
