@@ -161,15 +161,18 @@ def test_query_syntax_is_only_text(alice_client):
     put(alice_client, "quote.md", 'she said "hi there" and left\n')
     put(alice_client, "ops.md", "a*b^c col:umn NEAR(x y) - back\\slash {a b}\n")
     put(alice_client, "plain.md", "plain text and more with words, or not\n")
+    put(alice_client, "code.md", "x = \"\"\"doc\"\"\" + \'\'\'y\'\'\'; DROP TABLE t; -- z\n")
     cases = {
         "%": {"percent.md"}, "100%": {"percent.md"}, "0%": {"percent.md"}, "_": {"snake.md"},
         "e_c": {"snake.md"}, '"hi': {"quote.md"}, '"hi there"': {"quote.md"},
         'said "hi': {"quote.md"},
-        '"': {"quote.md"}, "a*b": {"ops.md"}, "*": {"ops.md"}, "^c": {"ops.md"},
+        '"': {"quote.md", "code.md"}, "a*b": {"ops.md"}, "*": {"ops.md"}, "^c": {"ops.md"},
         "col:umn": {"ops.md"}, "NEAR(x": {"ops.md"}, "back\\slash": {"ops.md"}, "\\": {"ops.md"},
         "{a": {"ops.md"}, "AND": {"plain.md", "quote.md"}, "OR": {"plain.md"},
-        "NOT": {"plain.md"}, "-": {"ops.md"}, "(": {"ops.md"}, "plain AND": {"plain.md"},
+        "NOT": {"plain.md"}, "-": {"ops.md", "code.md"}, "(": {"ops.md"}, "plain AND": {"plain.md"},
         "te%t": set(), "s_id": set(), "a%b": set(), "p*n": set(),
+        '"""': {"code.md"}, "\'\'\'": {"code.md"}, "DROP TABLE t;": {"code.md"},
+        "--": {"code.md"}, '""" DROP': {"code.md"}, ")))": set(), "NEAR/3": set(),
     }
     for q, expected in cases.items():
         assert paths(find(alice_client, q)) == expected, q
