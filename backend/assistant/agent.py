@@ -8,8 +8,6 @@ from backend.assistant import intent as it
 from backend.assistant import registry, replies, skills, tools
 from backend.assistant.tools import ToolContext
 
-MAX_SEARCHED_NOTES = 30
-
 
 @dataclass
 class AgentResult:
@@ -154,16 +152,12 @@ class OfflineAgent:
         return "\n\n".join(parts)
 
     def _find(self, turn: _Turn, term: str, lang: str) -> str:
-        listed = turn.call("list_documents", {})
-        if not listed["ok"]:
-            return replies.failure(listed, lang)
-        docs = listed["documents"]
-        texts = {}
-        for doc in docs[:MAX_SEARCHED_NOTES]:
-            result = turn.call(
-                "read_document", {"path": doc["path"], "maxBytes": tools.MAX_MAX_BYTES}
+        """ "Which notes mention X": the workspace search service, not a read of every note."""
+        result = turn.call("search_notes", {"query": term})
+        if not result["ok"]:
+            return (
+                result["text"]
+                if result.get("reason") == "bad_query"
+                else replies.failure(result, lang)
             )
-            if result["ok"]:
-                texts[doc["path"]] = result["content"]
-        found = skills.find_mentions(texts, term)
-        return replies.mentions(term, found, min(len(docs), MAX_SEARCHED_NOTES), len(docs), lang)
+        return replies.search_results(term, result["results"], lang)

@@ -44,6 +44,17 @@ SPECS: dict[str, dict[str, Any]] = {
             "additionalProperties": False,
         },
     },
+    "search_notes": {
+        "description": "Find the notes that contain every word of a search (case-insensitive; "
+        "Japanese matches inside words). Answers each note's path, first matching line and a "
+        "snippet, at most 50.",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "Words to look for."}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
     "propose_edit": {
         "description": "Propose an edit of a note. It never changes the note: it stores a "
         "proposal that the user may apply or discard, and answers with its id and a unified "
@@ -116,6 +127,11 @@ def parse_arguments(name: str, args: object) -> dict[str, Any]:
         raise ToolArgumentError("The arguments must be a JSON object.")
     if name == "list_documents":
         return {}
+    if name == "search_notes":
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ToolArgumentError("search_notes needs a non-empty 'query' string.")
+        return {"query": query}
     if name == "propose_edit":
         path = args.get("path")
         if path is not None and (not isinstance(path, str) or not path):
@@ -165,6 +181,8 @@ def summarize_result(result: dict) -> dict:
     summary = {k: v for k, v in result.items() if k not in ("content", "text", "diff")}
     if "documents" in summary:
         summary["documents"] = len(summary["documents"])
+    if "results" in summary:  # search snippets are note text
+        summary["results"] = len(summary["results"])
     return summary
 
 

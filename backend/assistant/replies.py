@@ -356,3 +356,16 @@ def edit_refused(result: dict, lang: str) -> str:
             "もう一度お試しください。"
         )
     return f"I couldn't prepare that change: {result.get('text', '')}"
+
+
+def search_results(term: str, results: list[dict], lang: str) -> str:
+    """The notes the search service found for a "which notes mention …" request."""
+    if lang == "ja":
+        if not results:
+            return f"「{term}」を含むノートはありませんでした。"
+        lines = [f"- {r['path']}（{r['line']} 行目：{r['snippet']}）" for r in results]
+        return "\n".join([f"「{term}」を含むノート（{len(results)} 件）：", *lines])
+    if not results:
+        return f'No note mentions "{term}".'
+    lines = [f"- {r['path']} (line {r['line']}: {r['snippet']})" for r in results]
+    return "\n".join([f'Notes mentioning "{term}" ({len(results)}):', *lines])

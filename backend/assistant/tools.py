@@ -17,7 +17,7 @@ from ambient.paths import PathError, check_path
 from backend.db import utcnow
 from backend.errors import BadPath, NotFound
 from backend.models import AgentDeliveryCredential, Document
-from backend.services import documents, key_sessions, proposals, workspaces
+from backend.services import documents, key_sessions, proposals, search, workspaces
 
 log = logging.getLogger("ambient.assistant.tools")
 
@@ -339,3 +339,20 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
         "stale": stale,
         "caveat": caveat,
     }
+
+
+def search_notes(ctx: ToolContext, query: str) -> dict:
+    """Notes of the workspace containing every word of `query` (the search service, SPEC §11)."""
+    auth = _authorize(ctx)
+    if isinstance(auth, dict):
+        return auth
+    try:
+        found = search.search(ctx.db, workspace_id=auth.workspace_id, query=query)
+    except search.InvalidQuery as exc:
+        return {"ok": False, "reason": "bad_query", "text": exc.message}
+    if found:
+        lines = "\n".join(f"- {r['path']} (line {r['line']}): {r['snippet']}" for r in found)
+        text = f"Notes containing every word of the search ({len(found)}):\n{lines}"
+    else:
+        text = "No note contains every word of the search."
+    return {"ok": True, "results": found, "text": text}

@@ -160,10 +160,14 @@ def test_todos_counts_and_find(world):
     ja_counts = ask(client, cid, key, "この文書の文字数は？", pointer(MEMO, "日記/今日のメモ.md"))
     assert "文字" in ja_counts["reply"]
     found = ask(client, cid, key, "which notes mention budget?")
-    assert tools_of(found)[0] == "list_documents"
-    assert "read_document" in tools_of(found)
-    assert "budget.md (2 times" in found["reply"]
+    assert tools_of(found) == ["search_notes"]  # the search service, not a read of every note
+    assert "budget.md (line 1: The budget is tight.)" in found["reply"]
     assert "plan.md" not in found["reply"]
+    assert found["toolCalls"][0]["result"]["results"][0]["path"] == "budget.md"
+    ja = ask(client, cid, key, "「予算」を含むノートは？")
+    assert tools_of(ja) == ["search_notes"] and "ありませんでした" in ja["reply"]
+    stored = client.get(f"/api/assistant/conversations/{cid}").json()["messages"]
+    assert stored[-3]["toolCalls"][0]["result"]["results"] == 1  # a count: no snippet kept
 
 
 def test_quote_selection_only_when_fresh(world):

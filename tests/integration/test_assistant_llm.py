@@ -122,7 +122,9 @@ def test_tool_call_round_trip(world, fake):
     assert "read_active_note first" in SYSTEM_PROMPT and "verbatim" in SYSTEM_PROMPT
     assert first["messages"][-1] == {"role": "user", "content": "summarise this"}
     names = [t["function"]["name"] for t in first["tools"]]
-    assert names == ["list_documents", "read_document", "read_active_note", "propose_edit"]
+    assert names == [
+        "list_documents", "read_document", "read_active_note", "search_notes", "propose_edit"
+    ]
     read_doc = first["tools"][1]["function"]["parameters"]
     assert read_doc["required"] == ["path"] and "maxBytes" in read_doc["properties"]
     assert fake.headers[0]["Authorization"] == "Bearer k-123"
