@@ -1,4 +1,4 @@
-"""An OpenAI-compatible chat client that replaces the offline agent when llm_base_url is set."""
+"""An OpenAI-compatible chat client (the official `openai` SDK) that replaces the offline agent."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 import time
 from typing import Any
 
-import httpx
+import openai
 
 from backend.assistant import registry
 from backend.assistant.agent import AgentResult
@@ -28,6 +28,9 @@ rely on an earlier turn's result.
 - A request that names a note by its path uses read_document. list_documents lists the notes.
 - If read_active_note says that no note is open, ask the user which note they mean, or offer to \
 list their notes.
+- To change a note, call propose_edit: it never writes, it stores a proposal the user applies \
+or discards. Each find must occur exactly once in the saved copy (read the note first and \
+include enough surrounding text); append adds text at the end. Tell the user what you proposed.
 - When a tool result carries a caveat, include that sentence verbatim in your reply.
 - Reply in the language of the user's latest message."""
 
@@ -97,13 +100,17 @@ class LLMAgent:
         model: str | None,
         api_key: str | None,
         timeout: float,
-        transport: httpx.BaseTransport | None = None,
+        client: openai.OpenAI | None = None,
     ) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model or "default"
-        self.api_key = api_key
-        self.timeout = timeout
-        self.transport = transport
+        # No retries: a turn should fail fast and plainly. A placeholder key is sent when none
+        # is configured (local servers ignore it; the SDK would otherwise read OPENAI_API_KEY).
+        self.client = client or openai.OpenAI(
+            base_url=base_url.rstrip("/"),
+            api_key=api_key or "no-key",
+            timeout=timeout,
+            max_retries=0,
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMAgent:
@@ -122,25 +129,16 @@ class LLMAgent:
         messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
         messages += [m for m in (history or []) if m.get("role") in ("user", "assistant")]
         messages.append({"role": "user", "content": message})
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         try:
-            with httpx.Client(
-                timeout=self.timeout, transport=self.transport, headers=headers
-            ) as client:
-                reply = self._loop(client, ctx, messages, calls, turn_id)
+            reply = self._loop(ctx, messages, calls, turn_id)
         except _Stop as stop:
             log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": stop.kind}})
             return AgentResult(reply=_ERRORS[stop.kind][lang].format(**stop.fmt), tool_calls=calls)
-        # The caveat must reach the user verbatim even when the model leaves it out.
-        for call in calls:
-            caveat = call["result"].get("caveat")
-            if caveat and caveat not in reply:
-                reply = f"{reply}\n\n{caveat}"
-        return AgentResult(reply=reply, tool_calls=calls)
+        return AgentResult(reply=with_caveats(reply, calls), tool_calls=calls)
 
-    def _loop(self, client, ctx, messages, calls, turn_id) -> str:
+    def _loop(self, ctx, messages, calls, turn_id) -> str:
         for iteration in range(MAX_ITERATIONS):
-            msg = self._complete(client, messages, turn_id, iteration)
+            msg = self._complete(messages, turn_id, iteration)
             tool_calls = msg.get("tool_calls")
             if not tool_calls:
                 content = msg.get("content")
@@ -153,20 +151,26 @@ class LLMAgent:
                 {"role": "assistant", "content": msg.get("content"), "tool_calls": tool_calls}
             )
             for tc in tool_calls:
-                messages.append(self._run_tool(ctx, tc, calls, turn_id))
+                messages.append(run_tool(ctx, tc, calls, turn_id))
         raise _Stop("loop")
 
-    def _complete(self, client: httpx.Client, messages, turn_id, iteration) -> dict:
-        body = {"model": self.model, "messages": messages, "tools": tool_schemas()}
+    def _complete(self, messages, turn_id, iteration) -> dict:
         start = time.perf_counter()
         status = None
         try:
-            response = client.post(self.url, json=body)
-            status = response.status_code
-        except httpx.TimeoutException:
+            completion = self.client.chat.completions.create(
+                model=self.model, messages=messages, tools=tool_schemas()
+            )
+            status = 200
+        except openai.APITimeoutError:
             raise _Stop("timeout") from None
-        except httpx.HTTPError:
+        except openai.APIConnectionError:
             raise _Stop("unreachable") from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            raise _Stop("status", status=status) from None
+        except (openai.OpenAIError, ValueError, TypeError):
+            raise _Stop("malformed") from None
         finally:
             log.info(
                 "llm_call",
@@ -179,34 +183,49 @@ class LLMAgent:
                     }
                 },
             )
-        if status != 200:
-            raise _Stop("status", status=status)
-        try:
-            msg = response.json()["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise _Stop("malformed") from None
-        if not isinstance(msg, dict):
-            raise _Stop("malformed")
-        return msg
+        return _first_message(completion)
 
-    def _run_tool(self, ctx: ToolContext, tc: object, calls: list[dict], turn_id) -> dict:
-        if not isinstance(tc, dict) or not isinstance(tc.get("function"), dict):
-            raise _Stop("malformed")
-        name = tc["function"].get("name")
-        raw = tc["function"].get("arguments") or "{}"
-        try:
-            args = json.loads(raw) if isinstance(raw, str) else raw
-        except ValueError:
-            args = None
-        if not isinstance(name, str):
-            raise _Stop("malformed")
-        try:
-            result = registry.call_tool(ctx, name, args, turn_id=turn_id)
-        except UnknownTool:
-            result = {"ok": False, "text": "There is no tool with that name."}
-        except ToolArgumentError as exc:
-            result = {"ok": False, "text": f"Invalid arguments: {exc}"}
-        calls.append(
-            {"tool": name, "arguments": args if isinstance(args, dict) else {}, "result": result}
-        )
-        return {"role": "tool", "tool_call_id": tc.get("id") or "", "content": _for_model(result)}
+
+def _first_message(completion: Any) -> dict:
+    """The first choice's message as a plain dict; malformed when there is none."""
+    try:
+        msg = completion.choices[0].message
+        data = msg.model_dump(exclude_none=True) if hasattr(msg, "model_dump") else msg
+    except (AttributeError, IndexError, TypeError):
+        raise _Stop("malformed") from None
+    if not isinstance(data, dict):
+        raise _Stop("malformed")
+    return data
+
+
+def with_caveats(reply: str, calls: list[dict]) -> str:
+    """The caveat must reach the user verbatim even when the model leaves it out."""
+    for call in calls:
+        caveat = call["result"].get("caveat")
+        if caveat and caveat not in reply:
+            reply = f"{reply}\n\n{caveat}"
+    return reply
+
+
+def run_tool(ctx: ToolContext, tc: object, calls: list[dict], turn_id) -> dict:
+    """Run one tool call of the model; bad names or arguments are answered, not fatal."""
+    if not isinstance(tc, dict) or not isinstance(tc.get("function"), dict):
+        raise _Stop("malformed")
+    name = tc["function"].get("name")
+    raw = tc["function"].get("arguments") or "{}"
+    try:
+        args = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        args = None
+    if not isinstance(name, str):
+        raise _Stop("malformed")
+    try:
+        result = registry.call_tool(ctx, name, args, turn_id=turn_id)
+    except UnknownTool:
+        result = {"ok": False, "text": "There is no tool with that name."}
+    except ToolArgumentError as exc:
+        result = {"ok": False, "text": f"Invalid arguments: {exc}"}
+    calls.append(
+        {"tool": name, "arguments": args if isinstance(args, dict) else {}, "result": result}
+    )
+    return {"role": "tool", "tool_call_id": tc.get("id") or "", "content": _for_model(result)}

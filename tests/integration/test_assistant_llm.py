@@ -32,7 +32,7 @@ class FakeChat:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
                 fake.requests.append(body)
-                fake.headers.append(dict(self.headers))
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                 if self.path != "/v1/chat/completions":
                     status, payload = 404, {"error": "not found"}
                 else:
@@ -127,7 +127,7 @@ def test_tool_call_round_trip(world, fake):
     ]
     read_doc = first["tools"][1]["function"]["parameters"]
     assert read_doc["required"] == ["path"] and "maxBytes" in read_doc["properties"]
-    assert fake.headers[0]["Authorization"] == "Bearer k-123"
+    assert fake.headers[0]["authorization"] == "Bearer k-123"
     tool_msg = second["messages"][-1]
     assert tool_msg["role"] == "tool" and tool_msg["tool_call_id"] == "call_1"
     assert "Pack the passport." in json.loads(tool_msg["content"])["text"]
@@ -226,3 +226,32 @@ def test_tool_loop_is_bounded(world, fake):
     assert "kept calling tools" in body["reply"]
     assert len(body["toolCalls"]) == MAX_ITERATIONS
     assert len(fake.requests) == MAX_ITERATIONS
+
+
+def test_the_model_proposes_edits_under_the_same_rules(world, fake):
+    _, client, key, cid = world
+    ambiguous = json.dumps({"edits": [{"find": "a", "replace": "b"}]})
+    good = json.dumps({"edits": [{"find": "Pack the passport.", "replace": "Pack the visa."}]})
+    too_many = json.dumps({"edits": [{"append": "x"}] * 21})
+    fake.script = [
+        _tool_call("propose_edit", ambiguous, "c1"),
+        _tool_call("propose_edit", too_many, "c2"),
+        _tool_call("propose_edit", good, "c3"),
+        _text("I proposed the change."),
+    ]
+    body = ok_turn(client, cid, "change passport to visa", key=key,
+                   note=header_for(pointer(NOTE, "trip.md")))
+    results = [c["result"] for c in body["toolCalls"]]
+    assert results[0]["ok"] is False and results[0]["reason"] == "edit_ambiguous"
+    assert results[1] == {"ok": False, "text": "Invalid arguments: There are 21 edits; at most "
+                          "20 are allowed."}
+    assert results[2]["ok"] is True and "+Pack the visa." in results[2]["diff"]
+    # The model read each answer, and the note itself is unchanged until the user applies it.
+    last = fake.requests[3]["messages"]
+    answered = [json.loads(m["content"]) for m in last if m["role"] == "tool"]
+    assert answered[0]["text"].startswith("Edit 1:") and answered[2]["proposalId"]
+    r = client.get("/api/workspaces/personal/documents/trip.md")
+    assert r.text == NOTE
+    pid = results[2]["proposalId"]
+    got = client.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()
+    assert got["status"] == "pending" and got["path"] == "trip.md"
