@@ -1,0 +1,174 @@
+"""Two real server processes (the CLI, uvicorn) on one PostgreSQL database, as in a deployment
+with several workers: a conversation, an autosave conflict and an edit proposal cross them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ambient import pointer as codec
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "two-processes-share-this-secret-0123456789"
+PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Worker:
+    """`serve.py --demo` on its own port; every worker shares the database URL and secret."""
+
+    def __init__(self, name: str, pg_url: str, tmp_path: Path, web_dir: Path) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp_path / f"{name}.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANA_")}
+        env |= {"ANA_SECRET_KEY": SECRET, "ANA_WEB_DIR": str(web_dir)}
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "serve.py", "--demo", "--database-url", pg_url,
+                 "--data-dir", str(tmp_path / name), "--port", str(self.port)],
+                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                pytest.fail(f"{name} did not start:\n{self.log_path.read_text()}")
+            time.sleep(0.2)
+
+    def client(self, cookies: httpx.Cookies | None = None) -> httpx.Client:
+        return httpx.Client(base_url=self.url, cookies=cookies, timeout=30)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def workers(pg_url, tmp_path, fake_web_dir) -> Iterator[tuple[Worker, Worker]]:
+    # One after the other: the first migrates and seeds the demo users; the second finds both
+    # done, as a worker that restarts beside a running one does.
+    one = Worker("one", pg_url, tmp_path, fake_web_dir)
+    two = None
+    try:
+        two = Worker("two", pg_url, tmp_path, fake_web_dir)
+        yield one, two
+    finally:
+        one.stop()
+        if two:
+            two.stop()
+
+
+def _signed_in(one: Worker, two: Worker) -> tuple[httpx.Client, httpx.Client]:
+    a = one.client()
+    r = a.post("/api/session", json={"username": "alice", "password": "alice"})
+    assert r.status_code == 200, r.text
+    b = two.client(cookies=a.cookies)  # the sign-in made on one is good on two
+    assert b.get("/api/session").json() == {"username": "alice"}
+    return a, b
+
+
+def _header(text: str, path: str) -> str:
+    data = text.encode()
+    value = codec.encode(codec.Pointer(
+        path=path, view="edit", frame_id="frame-1", bytes=len(data),
+        sha256=codec.sha256_prefix(data), flushed=True, captured_at=codec.now_iso(),
+        selection=None,
+    ))
+    assert value is not None
+    return value
+
+
+def _turn(client: httpx.Client, cid: str, message: str, key: str, note: str) -> dict:
+    r = client.post(
+        "/api/assistant/turns",
+        json={"conversationId": cid, "workspaceId": "team", "message": message},
+        headers={"X-Key-Session": key, "X-Ambient-Note": note},
+    )
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_a_conversation_goes_on_across_two_processes(workers):
+    one, two = workers
+    a, b = _signed_in(one, two)
+    assert a.put("/api/workspaces/team/documents/plan.md", content=PLAN).status_code == 201
+    key = a.post("/api/workspaces/team/key-sessions").json()["id"]
+    cid = str(uuid.uuid4())
+    note = _header(PLAN, "plan.md")
+
+    first = _turn(a, cid, "summarise this", key, note)
+    assert "plan.md" in first["reply"]
+    # The next turn of the same conversation lands on the other worker: the key session, the
+    # conversation and its delivery row all live in the shared database.
+    second = _turn(b, cid, "what are the open todos in this note?", key, note)
+    assert "buy milk" in second["reply"], second["reply"]
+
+    history = a.get(f"/api/assistant/conversations/{cid}").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant", "user", "assistant"]
+    assert b.get(f"/api/assistant/conversations/{cid}").json()["messages"] == history
+
+
+def test_an_autosave_conflict_is_seen_across_two_processes(workers):
+    one, two = workers
+    a, b = _signed_in(one, two)
+    url = "/api/workspaces/team/documents/conflict.md"
+    assert a.put(url, content="first").status_code == 201
+    revision = b.get(url).headers["etag"]
+
+    assert b.put(url, content="saved on two", headers={"If-Match": revision}).status_code == 200
+    stale = a.put(url, content="stale on one", headers={"If-Match": revision})
+    assert stale.status_code == 409, stale.text
+    assert a.get(url).text == "saved on two"
+
+
+def test_a_proposal_made_on_one_process_is_applied_on_the_other(workers):
+    one, two = workers
+    a, b = _signed_in(one, two)
+    assert a.put("/api/workspaces/team/documents/plan.md", content=PLAN).status_code == 201
+    key = a.post("/api/workspaces/team/key-sessions").json()["id"]
+    cid = str(uuid.uuid4())
+    _turn(a, cid, "hello", key, _header(PLAN, "plan.md"))
+
+    proposed = a.post(
+        f"/api/assistant/conversations/{cid}/tools/propose_edit",
+        json={"edits": [{"find": "- [ ] buy milk", "replace": "- [x] buy milk"}]},
+    )
+    assert proposed.status_code == 200 and proposed.json()["ok"] is True, proposed.text
+    pid = proposed.json()["proposalId"]
+    unchanged = b.get("/api/workspaces/team/documents/plan.md")
+    assert unchanged.text == PLAN  # proposing never writes
+
+    applied = b.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
+    assert applied.status_code == 200, applied.text
+    assert a.get("/api/workspaces/team/documents/plan.md").text == PLAN.replace(
+        "- [ ] buy milk", "- [x] buy milk")
+    assert a.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()["status"] == (
+        "applied")
+    again = a.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
+    assert again.status_code == 409
