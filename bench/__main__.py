@@ -19,7 +19,7 @@ SERVER = {
     "load": backend_benches.steady_load,
     "search": search_bench.search,
 }
-BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory")
+BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory", "inline")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
