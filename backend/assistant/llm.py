@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import openai
@@ -184,6 +185,102 @@ class LLMAgent:
                 },
             )
         return _first_message(completion)
+
+
+    def stream(
+        self, ctx: ToolContext, message: str, *, turn_id: str | None = None, history=None
+    ) -> Iterator[tuple[str, Any]]:
+        """Like run, but yields ("delta", text) as the model writes and ("tool", call) after
+        each tool call, then ("result", AgentResult). Closing the generator (the user pressed
+        Stop) closes the model's stream."""
+        lang = language(message)
+        calls: list[dict] = []
+        messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
+        messages += [m for m in (history or []) if m.get("role") in ("user", "assistant")]
+        messages.append({"role": "user", "content": message})
+        try:
+            for iteration in range(MAX_ITERATIONS):
+                parts: list[str] = []
+                pending: dict[int, dict] = {}
+                for kind, value in self._stream_completion(messages, turn_id, iteration):
+                    if kind == "delta":
+                        parts.append(value)
+                        yield "delta", value
+                    else:
+                        _merge_tool_delta(pending, value)
+                if not pending:
+                    reply = "".join(parts)
+                    if not reply.strip():
+                        raise _Stop("malformed")
+                    yield "result", AgentResult(with_caveats(reply, calls), calls)
+                    return
+                tool_calls = [pending[i] for i in sorted(pending)]
+                said = "".join(parts) or None
+                messages.append({"role": "assistant", "content": said, "tool_calls": tool_calls})
+                for tc in tool_calls:
+                    messages.append(run_tool(ctx, tc, calls, turn_id))
+                    yield "tool", calls[-1]
+            raise _Stop("loop")
+        except _Stop as stop:
+            log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": stop.kind}})
+            yield "result", AgentResult(_ERRORS[stop.kind][lang].format(**stop.fmt), calls)
+
+    def _stream_completion(self, messages, turn_id, iteration) -> Iterator[tuple[str, Any]]:
+        start = time.perf_counter()
+        status = None
+        try:
+            stream = self.client.chat.completions.create(
+                model=self.model, messages=messages, tools=tool_schemas(), stream=True
+            )
+            status = 200
+            with stream:  # closed on every exit, Stop (GeneratorExit) included
+                for chunk in stream:
+                    if not chunk.choices:
+                        continue
+                    delta = chunk.choices[0].delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        yield "delta", delta.content
+                    for tc in delta.tool_calls or []:
+                        yield "tool_delta", tc
+        except openai.APITimeoutError:
+            raise _Stop("timeout") from None
+        except openai.APIConnectionError:
+            raise _Stop("unreachable") from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            raise _Stop("status", status=status) from None
+        except (openai.OpenAIError, ValueError, TypeError, AttributeError):
+            raise _Stop("malformed") from None
+        finally:
+            log.info(
+                "llm_call",
+                extra={
+                    "fields": {
+                        "turn_id": turn_id,
+                        "iteration": iteration,
+                        "status": status,
+                        "stream": True,
+                        "duration_ms": round((time.perf_counter() - start) * 1000, 2),
+                    }
+                },
+            )
+
+
+def _merge_tool_delta(pending: dict[int, dict], tc: Any) -> None:
+    """Assemble streamed tool calls: pieces share an index; name and arguments arrive in parts."""
+    index = getattr(tc, "index", None)
+    index = index if isinstance(index, int) else len(pending)
+    call = pending.setdefault(
+        index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+    )
+    if getattr(tc, "id", None):
+        call["id"] = tc.id
+    fn = getattr(tc, "function", None)
+    if fn is not None:
+        call["function"]["name"] += getattr(fn, "name", None) or ""
+        call["function"]["arguments"] += getattr(fn, "arguments", None) or ""
 
 
 def _first_message(completion: Any) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +26,8 @@ class FakeChat:
         self.script: list[Callable[[dict], tuple[int, bytes | dict]]] = []
         self.requests: list[dict] = []
         self.headers: list[dict] = []
+        self.chunk_delay = 0.0  # seconds between streamed chunks
+        self.aborted = threading.Event()  # a streamed answer's reader went away
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +41,9 @@ class FakeChat:
                 else:
                     step = fake.script.pop(0) if fake.script else _text("done")
                     status, payload = step(body)
+                if body.get("stream") and status == 200 and isinstance(payload, dict):
+                    self.stream(payload)
+                    return
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -47,6 +53,28 @@ class FakeChat:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (the timeout test)
+
+            def stream(self, payload: dict) -> None:
+                """The message as chat.completion.chunk events, the way real servers stream."""
+                msg = payload["choices"][0]["message"]
+                pieces = re.findall(r"\S+\s*", msg.get("content") or "")
+                deltas: list[dict] = [{"content": piece} for piece in pieces]
+                for i, tc in enumerate(msg.get("tool_calls") or []):
+                    deltas.append({"tool_calls": [{"index": i, **tc}]})
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    for delta in deltas:
+                        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0,
+                                 "model": "m", "choices": [{"index": 0, "delta": delta}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        time.sleep(fake.chunk_delay)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    fake.aborted.set()
 
             def log_message(self, *args: object) -> None:
                 pass

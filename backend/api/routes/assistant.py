@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, HTTPException
+import anyio
+from fastapi import APIRouter, Body, Depends, Header, HTTPException, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -66,14 +70,49 @@ class ConversationOut(_Camel):
     messages: list[MessageOut]
 
 
+def _sse(events) -> Iterator[str]:
+    """Server-sent events: `event: <kind>` and one line of JSON `data` each."""
+    try:
+        for kind, data in events:
+            yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    finally:
+        events.close()
+
+
+async def _until_gone(chunks: Iterator[str]) -> AsyncIterator[str]:
+    """Drive the blocking event source in a worker thread, and close it when the client goes
+    away (Stop): the turn then stores what was said and the model's stream is closed."""
+    try:
+        while True:
+            # Cancellation waits for the running step to return, so closing below is safe.
+            chunk = await anyio.to_thread.run_sync(next, chunks, None)
+            if chunk is None:
+                return
+            yield chunk
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(chunks.close)
+
+
+_STREAMED = {
+    200: {
+        "description": "The turn's JSON form; or, with `Accept: text/event-stream`, server-sent "
+        "events: `delta` ({text}) as the reply is written, `tool` ({tool, arguments, result}) "
+        "after each tool call, and `done` with the JSON form (its `reply` is the final text).",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
 @router.post(
     "/turns",
     response_model=TurnOut,
     summary="Send a message to the assistant",
-    responses=error_responses(401, 403, 404, 422, 429),
+    responses={**_STREAMED, **error_responses(401, 403, 404, 422, 429)},
     dependencies=[Depends(per_user("turns"))],  # backend.throttle: 429 past route_rate_limit
 )
 def post_turn(
+    request: Request,
     body: TurnIn,
     user: CurrentUser,
     db: SessionDep,
@@ -98,18 +137,28 @@ def post_turn(
             "pointer is used and the assistant says so. Any other value is ignored.",
         ),
     ] = None,
-) -> TurnOut:
-    result = turns.handle_turn(
-        db,
-        user_id=user.id,
-        conversation_id=str(body.conversation_id),
-        workspace_id=body.workspace_id,
-        message=body.message,
-        key_session_id=key_session,
-        ambient_header=ambient_note,
-        agent=turns.make_agent(settings),
-        ambient_off=(ambient_off or "").strip() == "1",
-    )
+    accept: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> Any:
+    args = {
+        "user_id": user.id,
+        "conversation_id": str(body.conversation_id),
+        "workspace_id": body.workspace_id,
+        "message": body.message,
+        "key_session_id": key_session,
+        "ambient_header": ambient_note,
+        "ambient_off": (ambient_off or "").strip() == "1",
+    }
+    agent = turns.make_agent(settings)
+    if "text/event-stream" in (accept or ""):
+        # The checks (401/403/404/422) answer before any event; then the reply streams.
+        started = turns.start_turn(db, **args)
+        events = turns.stream_turn(request.app.state.sessionmaker, started, agent)
+        return StreamingResponse(
+            _until_gone(_sse(events)),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    result = turns.handle_turn(db, agent=agent, **args)
     return TurnOut(
         conversation_id=result.conversation_id,
         reply=result.reply,
