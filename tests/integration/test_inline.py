@@ -192,3 +192,14 @@ def test_a_configured_model_answers_anything(app_factory, model):
     model.reply = (200, {"choices": []})
     r = alice.post(URL, json=body("フランス語に", "Hello"))
     assert r.json()["replacement"] is None and "言語モデル" in r.json()["explanation"]
+
+
+def test_a_lone_surrogate_is_a_422_not_a_crash(alice_client):
+    good = json.dumps(body("sort lines", "a"))
+    for field in ('"text": "a"', '"before": ""', '"instruction": "sort lines"'):
+        name = field.split('"')[1]
+        raw = good.replace(field, f'"{name}": "\\ud800"')
+        assert raw != good
+        r = alice_client.post(URL, content=raw, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, name
+        assert name in r.json()["detail"]

@@ -18,12 +18,23 @@ router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 MAX_INSTRUCTION_CHARS = 2_000
 
 
+def _unicode(value: str) -> str:
+    """JSON can carry a lone surrogate (\\ud800) that no UTF-8 text holds: refuse it (422)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode text") from None
+    return value
+
+
 class SelectionIn(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
     from_: int = Field(alias="from", ge=0, description="CodeMirror position (UTF-16 units).")
     to: int = Field(ge=0, description="CodeMirror position (UTF-16 units), at least `from`.")
     text: str = Field(description="The selected text: at most 16,384 bytes of UTF-8.")
+
+    _text_is_unicode = field_validator("text")(_unicode)
 
 
 class InlineIn(BaseModel):
@@ -35,6 +46,8 @@ class InlineIn(BaseModel):
     selection: SelectionIn
     before: str = Field("", description="Whole lines before the selection, at most 2,048 bytes.")
     after: str = Field("", description="Whole lines after the selection, at most 2,048 bytes.")
+
+    _texts_are_unicode = field_validator("instruction", "before", "after")(_unicode)
 
     @field_validator("path")
     @classmethod
