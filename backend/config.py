@@ -90,12 +90,20 @@ class Settings(BaseSettings):
     )
     llm_base_url: str | None = Field(
         None,
-        description="Base URL of an OpenAI-compatible chat API. Empty means the built-in "
-        "offline agent.",
+        description="Base URL of an OpenAI-compatible chat API (Ollama: "
+        "http://127.0.0.1:11434/v1, llama.cpp: http://127.0.0.1:8080/v1). Empty means the "
+        "built-in offline agent, unless an API key alone selects OpenAI.",
     )
-    llm_model: str | None = Field(None, description="Model name for the OpenAI-compatible API.")
+    llm_model: str | None = Field(
+        None,
+        description="Model name for the OpenAI-compatible API. Empty means the first model "
+        "the server lists (gpt-4o-mini for OpenAI).",
+    )
     llm_api_key: str | None = Field(
-        None, repr=False, description="API key for the OpenAI-compatible API."
+        None,
+        repr=False,
+        description="API key for the OpenAI-compatible API; alone (no base URL) it selects "
+        "OpenAI itself.",
     )
     llm_timeout_seconds: float = Field(
         30, gt=0, description="Timeout for one call to the chat API, in seconds."

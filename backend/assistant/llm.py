@@ -19,6 +19,9 @@ from backend.config import Settings
 log = logging.getLogger("ambient.assistant.llm")
 
 MAX_ITERATIONS = 6
+OPENAI_BASE_URL = "https://api.openai.com/v1"  # used when only an API key is configured
+OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
+_listed_models: dict[str, str] = {}  # base URL → the first model it listed (successes only)
 
 SYSTEM_PROMPT = """You are the assistant inside a Markdown notes workspace.
 Rules for the user's notes:
@@ -115,12 +118,31 @@ class LLMAgent:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMAgent:
-        return cls(
-            base_url=settings.llm_base_url or "",
+        """One setting is enough: a base URL (Ollama, llama.cpp: the model is the first one
+        the server lists) or an API key alone (OpenAI itself, gpt-4o-mini)."""
+        base_url = (settings.llm_base_url or OPENAI_BASE_URL).rstrip("/")
+        agent = cls(
+            base_url=base_url,
             model=settings.llm_model,
             api_key=settings.llm_api_key,
             timeout=settings.llm_timeout_seconds,
         )
+        if not settings.llm_model:
+            openai_itself = base_url == OPENAI_BASE_URL
+            agent.model = OPENAI_DEFAULT_MODEL if openai_itself else agent._first_model(base_url)
+        return agent
+
+    def _first_model(self, base_url: str) -> str:
+        """The first model GET {base}/models lists, remembered per server; "default" if none."""
+        if base_url not in _listed_models:
+            try:
+                first = next(iter(self.client.models.list()), None)
+            except (openai.OpenAIError, ValueError, TypeError):
+                first = None
+            if first is None or not getattr(first, "id", None):
+                return "default"
+            _listed_models[base_url] = first.id
+        return _listed_models[base_url]
 
     def run(
         self, ctx: ToolContext, message: str, *, turn_id: str | None = None, history=None

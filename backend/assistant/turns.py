@@ -41,8 +41,9 @@ class Agent(Protocol):
 
 
 def make_agent(settings: Settings) -> Agent:
-    """The OpenAI-compatible client when a base URL is configured, else the offline agent."""
-    if settings.llm_base_url:
+    """The OpenAI-compatible client when a base URL (or an API key alone, for OpenAI itself)
+    is configured, else the offline agent."""
+    if settings.llm_base_url or settings.llm_api_key:
         from backend.assistant.llm import LLMAgent
 
         return LLMAgent.from_settings(settings)

@@ -14,7 +14,15 @@ from assistant_helpers import CAVEAT, header_for, key_session, new_id, ok_turn, 
 from conftest import seed_world, sign_in
 from fastapi.testclient import TestClient
 
-from backend.assistant.llm import MAX_ITERATIONS, SYSTEM_PROMPT
+from backend.assistant.llm import (
+    MAX_ITERATIONS,
+    OPENAI_BASE_URL,
+    OPENAI_DEFAULT_MODEL,
+    SYSTEM_PROMPT,
+    LLMAgent,
+)
+from backend.assistant.turns import make_agent
+from backend.config import Settings
 
 NOTE = "# Trip\n\nPack the passport.\n"
 
@@ -27,6 +35,8 @@ class FakeChat:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.chunk_delay = 0.0  # seconds between streamed chunks
+        self.models = ["llama3.2:3b", "qwen2.5:7b"]  # what GET /v1/models lists
+        self.gets: list[str] = []
         self.aborted = threading.Event()  # a streamed answer's reader went away
         fake = self
 
@@ -53,6 +63,18 @@ class FakeChat:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (the timeout test)
+
+            def do_GET(self) -> None:
+                fake.gets.append(self.path)
+                data = json.dumps({"object": "list", "data": [
+                    {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                    for m in fake.models
+                ]}).encode()
+                self.send_response(200 if self.path == "/v1/models" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def stream(self, payload: dict) -> None:
                 """The message as chat.completion.chunk events, the way real servers stream."""
@@ -283,3 +305,22 @@ def test_the_model_proposes_edits_under_the_same_rules(world, fake):
     pid = results[2]["proposalId"]
     got = client.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()
     assert got["status"] == "pending" and got["path"] == "trip.md"
+
+
+def test_one_setting_is_enough_the_model_is_the_first_the_server_lists(app_factory, fake):
+    app = app_factory(llm_base_url=fake.url + "/", llm_timeout_seconds=5)  # no model set
+    seed_world(app)
+    client = sign_in(TestClient(app), "alice")
+    fake.script = [_text("Hi."), _text("Hi again.")]
+    ok_turn(client, new_id(), "hello")
+    ok_turn(client, new_id(), "hello")
+    assert [r["model"] for r in fake.requests] == ["llama3.2:3b", "llama3.2:3b"]
+    assert fake.gets == ["/v1/models"]  # listed once, then remembered
+
+
+def test_an_api_key_alone_selects_openai_itself():
+    agent = make_agent(Settings(llm_api_key="sk-test", secret_key="x" * 40))
+    assert isinstance(agent, LLMAgent)
+    assert str(agent.client.base_url).rstrip("/") == OPENAI_BASE_URL
+    assert agent.model == OPENAI_DEFAULT_MODEL
+    assert make_agent(Settings(secret_key="x" * 40)).name == "offline"
