@@ -9,6 +9,8 @@ from urllib.parse import quote
 
 import pytest
 from alembic import command
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import text
 
 from backend.db import build_engine
@@ -317,3 +319,40 @@ def test_parse_query_splits_on_any_space_and_keeps_each_word_once():
     for bad in (None, 3, "", " \n ", "a" * 201, "x\x00", "\ud800"):
         with pytest.raises(search_service.InvalidQuery):
             search_service.parse_query(bad)
+
+
+# --- any query (property) --------------------------------------------------------------------
+
+_ALPHABET = "aAbBcé É会議室%_\\\"'*^:()-\u3000\u0301x"
+_NOTES = {
+    "p/1.md": "aab BBc\n会議室 %_ x",
+    "p/2.md": "é É ée\nAbc \"quoted\" a*b",
+    "p/3.md": "first\nsecond 会議 (x) -a- \\ 'q'",
+    "p/4.md": "e\u0301 combining\n^:^ caret:colon",
+}
+
+
+def _ascii_lower(s: str) -> str:
+    return s.translate({c: c + 32 for c in range(ord("A"), ord("Z") + 1)})
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(q=st.text(alphabet=_ALPHABET, min_size=1, max_size=12))
+def test_any_query_answers_200_or_422_and_only_true_matches(alice_client, q):
+    if not getattr(alice_client, "_search_notes_written", False):
+        for path, body in _NOTES.items():
+            put(alice_client, path, body)
+        alice_client._search_notes_written = True
+    response = alice_client.get(SEARCH.format(ws="personal"), params={"q": q})
+    if not q.split():
+        assert response.status_code == 422
+        return
+    assert response.status_code == 200, response.text
+    words = search_service.parse_query(q)
+    got = paths(response.json()["results"])
+    for path, body in _NOTES.items():
+        if all(_ascii_lower(w) in _ascii_lower(body) for w in words):
+            assert path in got, (q, path)  # both databases fold ASCII at least
+        if path in got:
+            assert all(w.casefold() in body.casefold() for w in words), (q, path)
