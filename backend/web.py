@@ -10,11 +10,11 @@ from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
-import ambient
-
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+
+import ambient
 
 # The page's folder: the copy an installed wheel carries (setup.py puts it here), else the
 # checkout's web/. ANA_WEB_DIR overrides both.
