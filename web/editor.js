@@ -4,6 +4,7 @@ import { Annotation, EditorState } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown } from "@codemirror/lang-markdown";
+import { publishPause } from "./editor/publish.js";
 
 const encoder = new TextEncoder();
 // Marks a whole-document swap made by the app (take theirs), which is not a user edit.
@@ -21,6 +22,7 @@ export function create(parent, text, label, onDirty) {
         basicSetup,
         markdown(),
         EditorView.lineWrapping,
+        publishPause, // publishing to outside agents: one Python call per pause
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
@@ -92,3 +94,4 @@ export function onFrameKeys(callback) {
 export const destroy = (view) => view.destroy();
 export { keymap };
 export * from "./editor/inline.js";
+export * from "./editor/publish.js";

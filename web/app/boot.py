@@ -11,6 +11,7 @@ from app.api_model import describe, parse_query, popout_request
 from app.context import App, make_store
 from app.dom import guard, report, set_reporter
 from app.popout import enter_popout
+from app.sharing import start_publisher
 from app.shell import Shell
 
 _keep: list = []  # proxies that live as long as the page
@@ -27,6 +28,7 @@ async def main() -> None:
                   params=parse_query(str(window.location.search)))
         window.ana_ctx = ctx  # the console and bench/page_js.py reach the store through it
         shell = Shell(ctx, root)
+        start_publisher(ctx)  # publishes the active note to outside agents, if shared
         set_reporter(shell.say)
         # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.
         _install_hooks(ctx)

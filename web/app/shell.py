@@ -8,6 +8,7 @@ from app.api_model import describe
 from app.dom import Listeners, h
 from app.frameset import KINDS, Frameset
 from app.notelist import NoteList
+from app.sharing import panel_button
 
 SWITCH_FLUSH_SECONDS = 5.0
 FRAME_BUTTONS = tuple((kind, frame.title) for kind, frame in KINDS.items())
@@ -97,7 +98,7 @@ class Shell:
                      self.select),
                    toolbar,
                    h("div", {"class": "who"}, h("span", {"class": "user", "text": name}),
-                     sign_out))
+                     panel_button(ctx, self), sign_out))
         nav = h("nav", {"class": "sidebar", "aria-label": "Notes"})
         main = h("main", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
         self.root.append(h("a", {"class": "skip-link", "href": "#frames"}, "Skip to frames"),

@@ -1,0 +1,385 @@
+"""Your own agents (MCP): the settings panel (sharing switch, tokens) and the publisher.
+
+The panel is a native <dialog> opened from the top bar: the `active-note-sharing` switch,
+the MCP address, and personal access tokens (create with a name and an expiry, shown once
+with a copy button, listed with when each was last used, revoked). The publisher runs in
+every window (main and popped-out) and PUTs what the window's resolver names; the rules of
+what and when are in publish_model, the typing pause and the close in web/editor/publish.js.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from js import BroadcastChannel, crypto, document, navigator, window
+from pyodide.ffi import create_proxy
+from pyscript.js_modules import editor
+
+from ambient.pointer import now_iso
+from app.api_model import describe
+from app.dom import guard, h, spawn
+from app.publish_model import (
+    CHANGE,
+    FOCUS,
+    HEARTBEAT,
+    HEARTBEAT_SECONDS,
+    PAUSE,
+    PAUSE_MS,
+    SHARING_URL,
+    URL,
+    Publisher,
+    pointer_wire,
+)
+
+TOKENS_URL = "/api/tokens"
+CHANNEL = "ana-active-note-sharing"  # tells this user's other windows the switch moved
+RANK = {HEARTBEAT: 0, CHANGE: 1, PAUSE: 1, FOCUS: 2}  # a waiting event keeps the strongest
+EXPIRY_DAYS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "1 year"))
+SHARING_LABEL = (
+    "Share my active note with my own agents. They see which note I am looking at: its "
+    "path, the view, the selection and its size, never its text. The text is read only when "
+    "an agent calls a tool with one of my tokens."
+)
+
+_publisher: WindowPublisher | None = None
+
+
+def start_publisher(ctx) -> WindowPublisher:
+    """Start this window's publisher (once per window; boot calls it)."""
+    global _publisher
+    if _publisher is None:
+        _publisher = WindowPublisher(ctx)
+    return _publisher
+
+
+# -- publishing ------------------------------------------------------------------------------
+
+
+class WindowPublisher:
+    """Publishes this window's resolved note while sharing is on; one request at a time."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.model = Publisher(str(crypto.randomUUID()))
+        self._wanted: str | None = None  # the strongest reason waiting to be published
+        self._running = False
+        self._keep = []
+        ctx.store.subscribe(lambda: self.request(CHANGE))
+        ctx.on_workspace_change(self._on_workspace)
+        self._pause = create_proxy(guard(lambda *a: self.request(PAUSE)))
+        self._listen(window, "focus", lambda event: self.request(FOCUS))
+        self._listen(document, "visibilitychange", self._on_visibility)
+        self.channel = BroadcastChannel.new(CHANNEL)
+        self._listen(self.channel, "message", lambda event: spawn(self.refresh()))
+        spawn(self._heartbeat())
+
+    def _listen(self, target, name: str, fn) -> None:
+        proxy = create_proxy(guard(fn))
+        target.addEventListener(name, proxy)
+        self._keep.append(proxy)
+
+    def _on_workspace(self, workspace_id) -> None:
+        if workspace_id is None:  # signed out: stop until the next sign-in says otherwise
+            self._apply(False)
+        else:
+            spawn(self.refresh())
+
+    def _on_visibility(self, event) -> None:
+        if editor.pageVisible():
+            self.request(FOCUS)
+
+    async def refresh(self) -> None:
+        """Ask the server whether sharing is on (at sign-in, and when another window says)."""
+        try:
+            reply = await self.ctx.api.call("GET", SHARING_URL)
+        except Exception:  # noqa: BLE001 - offline: keep the state; the next event asks again
+            return
+        if reply.status == 200:
+            self._apply(bool(reply.json().get("enabled")))
+        elif reply.status == 401:
+            self._apply(False)
+
+    def _apply(self, enabled: bool) -> None:
+        if enabled == self.model.enabled:
+            return
+        self.model.switch(enabled)
+        # With sharing off, typing calls no Python at all, not even once per pause.
+        editor.onTypingPause(self._pause if enabled else None, PAUSE_MS)
+        self._arm_close()
+        if enabled:
+            self.request(CHANGE)
+
+    def switched(self, enabled: bool) -> None:
+        """This window's panel moved the switch: apply it here and tell the other windows."""
+        self._apply(enabled)
+        self.channel.postMessage("changed")
+
+    def _arm_close(self) -> None:
+        body = self.model.close_body(self.ctx.workspace_id)
+        editor.armClose(URL, json.dumps(body) if body else None)
+
+    def request(self, reason: str) -> None:
+        """Publish for `reason` soon; events that arrive meanwhile fold into one request."""
+        if not self.model.enabled:
+            return
+        if self._wanted is None or RANK[reason] >= RANK[self._wanted]:
+            self._wanted = reason
+        if not self._running:
+            self._running = True
+            spawn(self._run())
+
+    async def _run(self) -> None:
+        try:
+            while self._wanted is not None:
+                reason, self._wanted = self._wanted, None
+                await self._publish(reason)
+        finally:
+            self._running = False
+
+    async def _publish(self, reason: str) -> None:
+        ws = self.ctx.workspace_id
+        wire = None if reason == HEARTBEAT else await self._capture()
+        if ws != self.ctx.workspace_id:
+            return  # crossed a workspace boundary meanwhile: the change event publishes anew
+        body = self.model.decide(reason, workspace_id=ws, wire=wire, now=time.monotonic(),
+                                 visible=bool(editor.pageVisible()))
+        if body is None:
+            return
+        self._arm_close()
+        try:
+            reply = await self.ctx.api.call("PUT", URL, data=body)
+        except Exception:  # noqa: BLE001 - offline: not marked sent, so the next event retries
+            return
+        if reply.status == 409:  # switched off in another window or tab
+            self._apply(False)
+        elif reply.status < 300:
+            self.model.sent(body, time.monotonic())
+
+    async def _capture(self) -> dict | None:
+        """The resolver's answer now, measured from the live editor (never note text)."""
+        store = self.ctx.store
+        epoch = store.epoch
+        runtime = store.resolve()
+        if runtime is None:
+            return None
+        try:
+            snapshot = await runtime.snapshot()  # editor.digest, as the per-turn capture
+        except Exception:  # noqa: BLE001 - the frame went away: its change event follows
+            return None
+        if store.epoch != epoch:
+            return None
+        return pointer_wire(frame_id=runtime.frame_id, path=runtime.path, view=runtime.view,
+                            snapshot=snapshot, flushed=not getattr(runtime, "dirty", False),
+                            captured_at=now_iso())
+
+    async def _heartbeat(self) -> None:
+        """Wake a few times per heartbeat period; the model says whether one is due."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS / 4)
+            self.request(HEARTBEAT)
+
+
+# -- the panel -------------------------------------------------------------------------------
+
+
+def panel_button(ctx, shell):
+    """The top bar's button that opens the panel (its listeners live with the shell's)."""
+    panel = SharingPanel(ctx, shell)
+    button = h("button", {"type": "button", "data-testid": "sharing-open",
+                          "aria-haspopup": "dialog", "title": "Your own agents (MCP)"},
+               "Agents")
+    shell.listeners.on(button, "click", lambda event: panel.open())
+    shell.escape_handlers.append(panel.close)
+    # The dialog lives beside its button, so the shell's reset removes both together.
+    return h("span", {"class": "sharing"}, button, panel.dialog)
+
+
+class SharingPanel:
+    """The settings dialog: the sharing switch, the MCP address and personal access tokens."""
+
+    def __init__(self, ctx, shell) -> None:
+        self.ctx, self.shell = ctx, shell
+        self.listeners = shell.listeners
+        self.switch = h("input", {"type": "checkbox", "id": "active-note-sharing",
+                                  "data-testid": "active-note-sharing", "role": "switch",
+                                  "aria-checked": "false"})
+        self.status = h("p", {"class": "sharing-status", "role": "status",
+                              "data-testid": "sharing-status"})
+        self.name = h("input", {"id": "token-name", "data-testid": "token-name",
+                                "maxlength": "100", "required": True,
+                                "placeholder": "e.g. Claude Code on my laptop"})
+        self.expiry = h("select", {"id": "token-expiry", "data-testid": "token-expiry"},
+                        *[h("option", {"value": str(days), "text": label,
+                                       "selected": days == 30})
+                          for days, label in EXPIRY_DAYS])
+        self.created = h("div", {"class": "token-created", "hidden": True,
+                                 "data-testid": "token-created"})
+        self.table = h("tbody", {"data-testid": "token-list"})
+        self.close_button = h("button", {"type": "button", "data-testid": "sharing-close",
+                                         "class": "icon", "aria-label": "Close"}, "✕")
+        form = h("form", {"class": "token-form", "aria-label": "Create a token"},
+                 h("label", {"for": "token-name"}, "Name"), self.name,
+                 h("label", {"for": "token-expiry"}, "Expires after"), self.expiry,
+                 h("button", {"type": "submit", "data-testid": "token-create"}, "Create token"))
+        address = f"{window.location.origin}/mcp"
+        self.dialog = h(
+            "dialog", {"class": "sharing-panel", "aria-labelledby": "sharing-title",
+                       "data-testid": "sharing-panel"},
+            h("header", {"class": "sharing-head"},
+              h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"), self.close_button),
+            h("p", {}, "Agents such as Claude Code, VS Code or Cursor can read your notes "
+                       "through ", h("code", {"text": address}),
+              " with a personal access token (see docs/mcp.md)."),
+            h("div", {"class": "sharing-switch"}, self.switch,
+              h("label", {"for": "active-note-sharing"}, SHARING_LABEL)),
+            h("h3", {}, "Personal access tokens"), form, self.created,
+            h("table", {"class": "tokens"},
+              h("caption", {"class": "visually-hidden"}, "Your tokens"),
+              h("thead", {}, h("tr", {}, *[h("th", {"scope": "col"}, label) for label in
+                                           ("Name", "Created", "Expires", "Last used", "")])),
+              self.table),
+            self.status)
+        self.listeners.on(self.close_button, "click", lambda event: self.close())
+        self.listeners.on(self.switch, "change", self._on_switch)
+        self.listeners.on(form, "submit", self._on_create, prevent=True)
+        self.listeners.on(self.table, "click", self._on_table_click)
+        self.listeners.on(self.created, "click", self._on_copy)
+        self.listeners.on(self.dialog, "close", lambda event: self._hide_created())
+        self._token_text = ""
+
+    def say(self, text: str) -> None:
+        self.status.textContent = text
+
+    async def open(self) -> None:
+        if not self.dialog.open:
+            self.dialog.showModal()
+        self.say("")
+        await self._load()
+
+    def close(self) -> bool:
+        """Close the dialog (Escape and ✕); forget the shown token. True if it was open."""
+        was_open = bool(self.dialog.open)
+        if was_open:
+            self.dialog.close()
+        self._hide_created()
+        return was_open
+
+    async def _load(self) -> None:
+        try:
+            sharing = (await self.ctx.api.ok("GET", SHARING_URL)).json()
+            tokens = (await self.ctx.api.ok("GET", TOKENS_URL)).json()
+        except Exception as exc:  # noqa: BLE001 - said in the panel
+            self.say(f"Could not load your settings: {describe(exc)}")
+            return
+        self._show_switch(bool(sharing.get("enabled")))
+        self._draw_tokens(tokens)
+
+    def _show_switch(self, enabled: bool) -> None:
+        self.switch.checked = enabled
+        self.switch.setAttribute("aria-checked", "true" if enabled else "false")
+
+    async def _on_switch(self, event) -> None:
+        wanted = bool(self.switch.checked)
+        self.switch.disabled = True
+        try:
+            await self.ctx.api.ok("PUT", SHARING_URL, data={"enabled": wanted})
+        except Exception as exc:  # noqa: BLE001 - the switch goes back; the panel says why
+            self._show_switch(not wanted)
+            self.say(f"Could not change sharing: {describe(exc)}")
+            return
+        finally:
+            self.switch.disabled = False
+        self._show_switch(wanted)
+        start_publisher(self.ctx).switched(wanted)
+        self.say("Sharing is on: your agents can see which note you are looking at."
+                 if wanted else "Sharing is off: your agents no longer see your active note.")
+
+    async def _on_create(self, event) -> None:
+        name = self.name.value.strip()
+        if not name:
+            self.say("Give the token a name, such as the agent that will use it.")
+            self.name.focus()
+            return
+        try:
+            reply = await self.ctx.api.ok("POST", TOKENS_URL, data={
+                "name": name, "expiresInDays": int(self.expiry.value)})
+        except Exception as exc:  # noqa: BLE001 - said in the panel
+            self.say(f"Could not create the token: {describe(exc)}")
+            return
+        created = reply.json()
+        self.name.value = ""
+        self._show_created(created["name"], created["token"])
+        await self._load()
+
+    def _show_created(self, name: str, token: str) -> None:
+        self._token_text = token
+        value = h("input", {"readonly": True, "id": "token-value", "data-testid": "token-value",
+                            "value": token, "aria-describedby": "token-once"})
+        self.created.replaceChildren(
+            h("label", {"for": "token-value"}, f"Token “{name}”"),
+            value,
+            h("button", {"type": "button", "data-testid": "token-copy"}, "Copy"),
+            h("p", {"id": "token-once", "class": "hint"},
+              "Copy it now: it is shown only this once. Paste it into your agent's settings."))
+        self.created.hidden = False
+        value.focus()
+        value.select()
+
+    def _hide_created(self) -> None:
+        self._token_text = ""
+        self.created.replaceChildren()
+        self.created.hidden = True
+
+    async def _on_copy(self, event) -> None:
+        if not event.target.closest("[data-testid=token-copy]") or not self._token_text:
+            return
+        try:
+            await navigator.clipboard.writeText(self._token_text)
+        except Exception:  # noqa: BLE001 - no clipboard access: let the user copy it by hand
+            field = self.created.querySelector("input")
+            field.focus()
+            field.select()
+            self.say("Copying was not allowed here: the token is selected, press Ctrl+C.")
+            return
+        self.say("Token copied to the clipboard.")
+
+    def _draw_tokens(self, tokens: list[dict]) -> None:
+        rows = []
+        for token in tokens:
+            revoke = h("button", {"type": "button", "class": "small danger",
+                                  "data-testid": "token-revoke", "data-token-id": token["id"],
+                                  "aria-label": f"Revoke {token['name']}"}, "Revoke")
+            rows.append(h("tr", {"data-testid": "token-row", "data-token-id": token["id"]},
+                          h("td", {"text": token["name"]}),
+                          h("td", {"text": _day(token["createdAt"])}),
+                          h("td", {"text": _day(token["expiresAt"])}),
+                          h("td", {"data-testid": "token-last-used",
+                                   "text": _day(token["lastUsedAt"]) or "never"}),
+                          h("td", {}, revoke)))
+        if not rows:
+            rows.append(h("tr", {}, h("td", {"colspan": "5", "class": "hint"},
+                                      "No tokens yet.")))
+        self.table.replaceChildren(*rows)
+
+    async def _on_table_click(self, event) -> None:
+        button = event.target.closest("[data-testid=token-revoke]")
+        if not button:
+            return
+        button.disabled = True
+        try:
+            await self.ctx.api.ok("DELETE", f"{TOKENS_URL}/{button.dataset.tokenId}")
+        except Exception as exc:  # noqa: BLE001 - said in the panel
+            button.disabled = False
+            self.say(f"Could not revoke the token: {describe(exc)}")
+            return
+        self.say("Token revoked: agents using it are refused from now on.")
+        await self._load()
+
+
+def _day(value: str | None) -> str:
+    """`2026-11-30T12:00:00.123Z` → `2026-11-30 12:00 UTC` (empty for None)."""
+    if not value:
+        return ""
+    return value[:16].replace("T", " ") + " UTC"
