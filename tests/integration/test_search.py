@@ -127,7 +127,7 @@ def test_results_follow_save_rename_and_delete(alice_client):
     assert find(alice_client, "pl") == []
 
 
-def test_members_only(client, alice_client, bob_client):
+def test_members_only(app, client, alice_client, bob_client):
     put(alice_client, "secret.md", "private words\n")
     put(alice_client, "shared.md", "private words\n", ws="team")
     assert client.get(SEARCH.format(ws="personal"), params={"q": "private"}).status_code == 401
@@ -139,6 +139,12 @@ def test_members_only(client, alice_client, bob_client):
     assert paths(find(bob_client, "private", ws="team")) == {"shared.md"}
     # An invalid query from a non-member is still 403: membership is checked first.
     assert bob_client.get(SEARCH.format(ws="personal"), params={"q": ""}).status_code == 403
+    # A session that has expired is no sign-in.
+    from reliability_helpers import expire_session
+
+    expire_session(app, alice_client)
+    expired = alice_client.get(SEARCH.format(ws="personal"), params={"q": "private"})
+    assert expired.status_code == 401 and "private" not in expired.text
 
 
 @pytest.mark.parametrize(
