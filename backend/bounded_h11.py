@@ -75,7 +75,10 @@ class BoundedH11Protocol(H11Protocol):
             return
         state = self.conn.their_state
         if state is h11.SEND_BODY:
-            self._arm("body", self.body_timeout, restart=True)  # restarted per piece
+            # Restarted per piece while the app may still want the body; once the response
+            # is out (say a 401 to a PUT) the rest is unwanted: due once, not per piece.
+            answered = self.conn.our_state in (h11.DONE, h11.MUST_CLOSE)
+            self._arm("body", self.body_timeout, restart=not answered)
         elif state is h11.IDLE and self.conn.trailing_data[0]:
             if self._waiting_for != "header":  # a new request began: its headers are due
                 self._arm("header", self.header_timeout)

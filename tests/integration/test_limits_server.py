@@ -402,6 +402,32 @@ def test_a_trickled_header_is_closed_too(server):
     assert closed and time.perf_counter() - t0 < 4
 
 
+def test_a_body_trickled_after_the_answer_is_cut_off(server):
+    """A signed-out PUT is answered 401 at once; a client that then keeps trickling the body
+    forever is closed one deadline later, however often a piece arrives."""
+    t0 = time.perf_counter()
+    closed = False
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"PUT /api/workspaces/personal/documents/t.md HTTP/1.1\r\n"
+                     b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        while time.perf_counter() - t0 < 6:
+            try:
+                sock.sendall(b"1\r\nx\r\n")
+            except OSError:
+                closed = True
+                break
+            readable, _, _ = select.select([sock], [], [], 0.3)
+            if readable:
+                try:
+                    if not sock.recv(65536):
+                        closed = True
+                        break
+                except ConnectionResetError:
+                    closed = True
+                    break
+    assert closed and time.perf_counter() - t0 < 4
+
+
 # --- 8. look-alike paths ------------------------------------------------------------------------
 
 
