@@ -7,10 +7,14 @@ from backend.assistant import skills, tools
 HELP = {
     "en": 'I can work with the note you have open: summarise it ("summarise this"), list its '
     "open and done tasks, count its words and characters, or quote the text you selected. I can "
+    'propose changes for you to apply: "add a todo: buy milk", "mark buy milk as done", '
+    '"append: …", "add a heading: Ideas". I can '
     'also list your notes ("what notes do I have?"), find notes that mention a word '
     '("which notes mention budget?"), or read a note by name ("summarise plan.md").',
     "ja": "開いているノートについて、要約（「このノートを要約して」）、未完了・完了のタスク、"
-    "文字数・語数、選択したテキストの引用ができます。ノートの一覧（「ノートの一覧を見せて」）、"
+    "文字数・語数、選択したテキストの引用ができます。「タスクを追加: 牛乳を買う」"
+    "「牛乳を買うを完了にして」「追記：…」「見出しを追加：…」のような変更も、"
+    "適用前に確認できる提案として作れます。ノートの一覧（「ノートの一覧を見せて」）、"
     "ある言葉を含むノートの検索（「「予算」を含むノートは？」）、名前を指定したノートの読み取り"
     "（「plan.md を要約して」）もできます。",
 }

@@ -196,7 +196,7 @@ def test_help_without_tools(world):
     _, client, key, cid = world
     body = ask(client, cid, key, "hello")
     assert body["toolCalls"] == []
-    assert "summarise" in body["reply"]
+    assert "summarise" in body["reply"] and "add a todo" in body["reply"]
 
 
 def test_canary_never_reaches_the_delivery_table_logs_or_errors(world):
