@@ -48,6 +48,19 @@ class BoundedH11Protocol(H11Protocol):
         ends = [i for i in (head.find(b"\r\n\r\n"), head.find(b"\n\n")) if i >= 0]
         return not ends or min(ends) > MAX_HEADER_BYTES
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a malformed request, with `nosniff` like every response."""
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"connection", b"close"),
+        ]
+        self.transport.write(self.conn.send(h11.Response(status_code=400, headers=headers)))
+        self.transport.write(self.conn.send(h11.Data(data=msg.encode("ascii"))))
+        self.transport.write(self.conn.send(h11.EndOfMessage()))
+        self._disarm()
+        self.transport.close()
+
     def _refuse_header(self) -> None:
         body = b"The request header section is larger than 16 KiB."
         self.logger.info("Refused a request whose header section is over 16 KiB.")

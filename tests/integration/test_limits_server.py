@@ -360,6 +360,13 @@ def test_every_response_says_nosniff(server):
         ]
     for response in responses:
         assert response.headers.get("x-content-type-options") == "nosniff", response
+    for raw in (b"NONSENSE\r\n\r\n",  # uvicorn's own 400 for a malformed request
+                b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.sendall(raw)
+            answer = _read_response(sock)
+        assert _status(answer) in (400, 431)
+        assert b"x-content-type-options: nosniff" in answer.lower(), answer
 
 
 # --- 6. half-sent requests ---------------------------------------------------------------------
