@@ -71,3 +71,36 @@ def test_assistant_popout_chats_in_its_new_window(alice: Page) -> None:
         "What can you do?")
     expect(moved.locator("[data-testid=assistant-message][data-role=assistant]")).not_to_have_count(0)
     popup.close()
+
+
+def test_a_popout_says_whose_it_is_and_returns_to_the_main_window(alice: Page,
+                                                                   server: Server) -> None:
+    path = f"popout/{uuid.uuid4().hex[:6]}.md"
+    alice.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
+                      data=b"# Back\n", headers={"Content-Type": "text/markdown"})
+    alice.locator("[data-testid=open-frame][data-kind=files]").click()
+    alice.locator(f"[data-testid=file-link][data-path='{path}']").click()
+    frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox][data-path='{path}']")
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    frame_id = frame.get_attribute("data-frame-id")
+    with alice.expect_popup() as info:
+        frame.get_by_test_id("frame-popout").click()
+    popup = info.value
+    wait_ready(popup)
+    expect(popup.get_by_test_id("popout-origin")).to_contain_text("alice’s main window")
+    expect(popup.get_by_test_id("popout-origin")).to_contain_text("Personal")
+    expect(popup.get_by_test_id("popout-scope")).to_have_text(
+        "An assistant in this window calls this window's note “this note”; the main "
+        "window's assistant does not see it.")
+    moved = popup.locator(f"{FRAMES}[data-frame-id='{frame_id}']")
+    moved.locator("[data-testid=view-button][data-view=edit]").click()
+    moved.locator(".cm-content").click()
+    popup.keyboard.press("Control+End")
+    popup.keyboard.insert_text("typed in the pop-out")
+    with popup.expect_event("close"):
+        popup.get_by_test_id("popout-return").click()  # saves, then the window closes
+    back = alice.locator(f"{FRAMES}[data-frame-id='{frame_id}']")
+    expect(back).to_have_attribute("data-path", path)  # the same frame, back in the main window
+    expect(back).to_have_attribute("data-view", "edit")
+    expect(back.locator(".cm-content")).to_contain_text("typed in the pop-out")
+    assert "typed in the pop-out" in saved_text(alice, server, path)

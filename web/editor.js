@@ -93,5 +93,7 @@ export function onFrameKeys(callback) {
 }
 export const destroy = (view) => view.destroy();
 export { keymap };
+export * from "./editor/goto.js";
+export * from "./editor/shortcuts.js";
 export * from "./editor/inline.js";
 export * from "./editor/publish.js";

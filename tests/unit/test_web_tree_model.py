@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
-from app.tree_model import build_tree, clean_new_path, copy_path
+from app.tree_model import build_tree, clean_new_path, copy_path, name_span
 
 
 def test_folders_nest_and_sort_before_notes() -> None:
@@ -49,3 +49,16 @@ def test_copy_path_keeps_folder_and_extension() -> None:
     assert copy_path("projects/plan.md") == "projects/plan (conflict copy).md"
     assert copy_path("plan.md", 3) == "plan (conflict copy 3).md"
     assert copy_path("README") == "README (conflict copy)"
+
+
+@pytest.mark.parametrize(("path", "selected"), [
+    ("projects/plan.md", "plan"),
+    ("todo.md", "todo"),
+    ("a/b/.hidden", ".hidden"),
+    ("notes/README", "README"),
+    ("日記/今日のメモ.md", "今日のメモ"),
+    ("v1.2/release.notes.md", "release.notes"),
+])
+def test_rename_selects_the_name_only(path: str, selected: str) -> None:
+    start, end = name_span(path)
+    assert path[start:end] == selected

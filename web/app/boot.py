@@ -32,6 +32,7 @@ async def main() -> None:
         set_reporter(shell.say)
         # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.
         _install_hooks(ctx)
+        _install_app_keys(shell)
         # 4. The session cookie decides: straight in, or the sign-in form first.
         enter = (lambda: enter_popout(ctx, shell, request)) if request else shell.enter
         ctx.user = await ctx.api.session()
@@ -62,6 +63,13 @@ def _install_hooks(ctx) -> None:
     keys = create_proxy(guard(shortcut))
     editor.onFrameKeys(keys)  # filtered in JS: Python is not called on ordinary keystrokes
     _keep.extend([unload, keys])
+
+
+def _install_app_keys(shell) -> None:
+    """Escape closes prompts and forms; Ctrl+O / Ctrl+P open the quick switcher."""
+    keys = create_proxy(guard(shell.on_app_key))
+    editor.onAppKeys(keys)  # filtered in JS, like the frame keys
+    _keep.append(keys)
 
 
 def _failure(message: str):

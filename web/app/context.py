@@ -31,6 +31,7 @@ class App:
         self._documents_callbacks: list[Callable] = []
         self._status: Callable[[str], None] = lambda message: None
         self.background_savers: set = set()  # saves still finishing for closed frames
+        self.known_paths: set[str] = set()  # the workspace's notes as last listed (links)
         # One key-session cache per window, shared by its chats; forgotten at sign-out.
         self.key_sessions = KeySessions(self._post_key_session)
 
@@ -56,6 +57,12 @@ class App:
     def say(self, message: str) -> None:
         """Tell the user something (the shell's alert line)."""
         self._status(message)
+
+    def unsay(self, message: str) -> None:
+        """The problem `message` told of is resolved: clear it if it is still the one shown."""
+        sink = getattr(self, "unsay_sink", None)
+        if sink is not None:
+            sink(message)
 
     # -- notifications -------------------------------------------------------------------
 

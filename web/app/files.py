@@ -16,7 +16,8 @@ class FilesFrame(Frame):
 
     def __init__(self, frameset, frame_id: str) -> None:
         super().__init__(frameset, frame_id)
-        refresh = h("button", {"type": "button", "class": "small"}, "Refresh")
+        refresh = h("button", {"type": "button", "class": "small",
+                               "data-testid": "files-refresh"}, "Refresh")
         self.listeners.on(refresh, "click", lambda event: self.load())
         self.summary = h("p", {"class": "files-summary", "role": "status"})
         self.table_host = h("div", {"class": "files-table"})

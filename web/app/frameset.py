@@ -5,16 +5,23 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from js import window
+from js import Object, window
+from pyodide.ffi import to_js
 
 from app.api_model import popout_url
 from app.assistant_frame import AssistantFrame
-from app.dom import h
+from app.dom import h, spawn
 from app.files import FilesFrame
 from app.inbox import InboxFrame
 
 KINDS = {frame.kind: frame for frame in (InboxFrame, AssistantFrame, FilesFrame)}  # toolbar order
 POPOUT_FLUSH_SECONDS = 5.0
+
+
+def reveal(el) -> None:
+    """Scroll the element into view only as far as needed (no jump when it already shows)."""
+    el.scrollIntoView(to_js({"block": "nearest", "inline": "nearest"},
+                            dict_converter=Object.fromEntries))
 
 
 def new_frame_id() -> str:
@@ -32,6 +39,39 @@ class Frameset:
         self._order: list[str] = []  # frame ids, most recently activated last
         self.active = None
         self._close_warned = None  # the frame whose unsaveable text we warned about once
+        self._change_callbacks: list = []
+        self._recent: list[str] = []  # paths opened in this window, most recent first
+
+    def on_change(self, callback) -> None:
+        """`callback()` after frames open, close, activate or change what they show."""
+        self._change_callbacks.append(callback)
+
+    def changed(self) -> None:
+        for callback in list(self._change_callbacks):
+            callback()
+
+    def note_opened(self, path: str) -> None:
+        """Remember `path` as recently opened (the quick switcher lists those first)."""
+        self._recent = [path] + [p for p in self._recent if p != path][:29]
+
+    def recent_paths(self) -> list[str]:
+        return list(self._recent)
+
+    def snapshot(self) -> tuple[list[dict], int | None]:
+        """The open frames as the layout store keeps them, and the active one's index."""
+        frames = []
+        for frame in self._frames:
+            item = {"kind": frame.kind}
+            if frame.kind == "inbox":
+                item.update(path=frame.path, view=frame.view, history=frame.history.paths,
+                            index=frame.history.index)
+            frames.append(item)
+        active = self._frames.index(self.active) if self.active in self._frames else None
+        return frames, active
+
+    def shown(self) -> str:
+        """The path of the note in the active frame ("" when it shows none)."""
+        return getattr(self.active, "path", "") or ""
 
     def frames(self) -> list:
         return list(self._frames)
@@ -44,6 +84,7 @@ class Frameset:
         self.el.append(frame.el)
         self._update_empty()
         self.activate(frame)  # opening a frame activates it (SPEC §2)
+        reveal(frame.el)  # a frame that wrapped onto a new row would open below the fold
         await frame.mount()
         return frame
 
@@ -55,6 +96,7 @@ class Frameset:
                 self.active.el.dataset.active = "false"
             frame.el.dataset.active = "true"
             self.active = frame
+            self.changed()
         self._order = [f for f in self._order if f != frame.id] + [frame.id]
         self.ctx.store.activate(frame.id, frame.kind)
 
@@ -77,6 +119,7 @@ class Frameset:
             frame = await self.open("inbox")
         else:
             self.activate(frame)
+            reveal(frame.el)
         if view:
             await frame.show(path=path, view=view)
         else:
@@ -94,6 +137,8 @@ class Frameset:
             self._close_warned = frame  # a second press means: discard them
             self.ctx.say(warning)
             return
+        if warning:
+            self.ctx.unsay(warning)  # closed anyway: the warning no longer applies
         self._close_warned = None
         self._frames.remove(frame)
         self._order = [f for f in self._order if f != frame.id]
@@ -108,6 +153,7 @@ class Frameset:
                 # Back to the frame used before: re-activating it keeps the store's fallback.
                 previous.el.focus()
         self._update_empty()
+        self.changed()
 
     async def popout(self, frame) -> None:
         """Flush, open the frame's own window, then let the frame leave this one."""
@@ -118,8 +164,10 @@ class Frameset:
         except TimeoutError:
             saved = False
         if not saved:
-            self.ctx.say("This note has changes that could not be saved yet, so it stays here "
-                         "for now. Try popping it out again once it says Saved.")
+            message = ("This note has changes that could not be saved yet, so it stays here "
+                       "for now. Try popping it out again once it says Saved.")
+            self.ctx.say(message)
+            spawn(self._unsay_when_saved(frame, message))
             return
         query = frame.popout_query()
         ws = query.pop("ws", None) or self.ctx.workspace_id
@@ -130,6 +178,10 @@ class Frameset:
             self.ctx.say("The browser blocked the new window. Allow pop-ups for this page.")
             return
         self.close(frame)
+
+    async def _unsay_when_saved(self, frame, message: str) -> None:
+        if await frame.flush():
+            self.ctx.unsay(message)
 
     def clear(self) -> None:
         """Close every frame (sign-out); savers of open notes go on in the background."""

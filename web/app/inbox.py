@@ -8,12 +8,13 @@ from ambient.contract import INBOX
 from ambient.markdown import toggle_todo
 from app.api_model import VIEWS, describe
 from app.autosave_model import CONFLICT, ERROR, OFFLINE, PENDING, SAVED, SAVING
-from app.dom import h
+from app.dom import h, spawn
 from app.frame import Frame
+from app.frames_model import History
 from app.inline_command import InlineCommand
 from app.note import NoteSession
-from app.preview_model import resolve_link
-from app.views import draw_mindmap, draw_preview, draw_todo
+from app.search_panel import find_backlinks
+from app.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
 
 _KEEP = object()
 VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
@@ -59,6 +60,19 @@ class InboxFrame(Frame):
         self.path, self.view = "", "edit"
         self.session: NoteSession | None = None
         self._generation = 0
+        self.history = History()
+        self.back = h("button", {"type": "button", "class": "icon", "data-testid": "frame-back",
+                                 "aria-label": "Back to the previous note", "title": "Back",
+                                 "disabled": True}, "←")
+        self.forward = h("button", {"type": "button", "class": "icon",
+                                    "data-testid": "frame-forward",
+                                    "aria-label": "Forward to the next note", "title": "Forward",
+                                    "disabled": True}, "→")
+        self.listeners.on(self.back, "click", lambda event: self.go(-1))
+        self.listeners.on(self.forward, "click", lambda event: self.go(1))
+        self.el.querySelector(".frame-bar").prepend(
+            h("div", {"class": "frame-nav", "role": "group", "aria-label": "History"},
+              self.back, self.forward))
         self.buttons = {}
         for view in VIEWS:
             button = h("button", {"type": "button", "data-testid": "view-button",
@@ -83,8 +97,12 @@ class InboxFrame(Frame):
 
     # -- the one method ----------------------------------------------------------------------
 
-    async def show(self, path=_KEEP, view=_KEEP) -> None:
-        """Switch the note and/or the view, then republish the runtime (or withdraw it)."""
+    async def show(self, path=_KEEP, view=_KEEP, *, record: bool = True) -> None:
+        """Switch the note and/or the view, then republish the runtime (or withdraw it).
+
+        A note shown here joins the frame's Back/Forward history unless `record` is False
+        (Back and Forward themselves, and a restored layout).
+        """
         if view is not _KEEP:
             if view not in VIEWS:
                 raise ValueError(f"Unknown view {view!r}.")
@@ -106,11 +124,20 @@ class InboxFrame(Frame):
                 if generation != self._generation:
                     return  # another note was asked for meanwhile
                 self.path = path
+                if record:
+                    self.history.visit(path)
+                self.frameset.note_opened(path)
                 self.session = NoteSession(ctx=self.ctx, ws=ws, path=path, text=text,
                                            revision=revision, host=self.editor_host,
                                            on_state=self._on_save_state)
         self._refresh()
         self._publish()
+
+    async def go(self, step: int) -> None:
+        """Back (-1) or Forward (+1) through the notes this frame has shown."""
+        target = self.history.go(step)
+        if target is not None:
+            await self.show(path=target, record=False)
 
     # -- runtime -----------------------------------------------------------------------------
 
@@ -130,9 +157,12 @@ class InboxFrame(Frame):
 
     def _refresh(self, problem: str = "") -> None:
         has_note = self.session is not None
+        self.frameset.changed()
         self.el.dataset.path = self.path
         self.el.dataset.view = self.view
         self.set_title(self.path or "Inbox")
+        self.back.disabled = not self.history.can_go(-1)
+        self.forward.disabled = not self.history.can_go(1)
         for view, button in self.buttons.items():
             button.setAttribute("aria-pressed", "true" if view == self.view else "false")
             button.disabled = not has_note
@@ -158,7 +188,8 @@ class InboxFrame(Frame):
         """Render the current view from the editor's text, read now (never kept)."""
         text = self.session.text()
         if self.view == "preview":
-            draw_preview(self.render_host, text)
+            draw_preview(self.render_host, text, self.path, self.ctx.known_paths)
+            spawn(self._fill_backlinks(self._generation, self.path))
         elif self.view == "todo":
             draw_todo(self.render_host, text, self.id)
         elif self.view == "mindmap":
@@ -176,7 +207,8 @@ class InboxFrame(Frame):
         else:
             self.conflict.hidden = True
         if state == ERROR:
-            retry = h("button", {"type": "button", "class": "link"}, "Retry")
+            retry = h("button", {"type": "button", "class": "link",
+                                 "data-testid": "save-retry"}, "Retry")
             self.listeners.on(retry, "click", lambda event: self.session and
                               self.session.saver.retry())
             self.status.append(" ", retry)
@@ -236,14 +268,34 @@ class InboxFrame(Frame):
         if again:
             again.focus()  # keep keyboard users on the box they just ticked
 
-    def _on_render_click(self, event) -> None:
-        link = event.target.closest("a[href]") if hasattr(event.target, "closest") else None
-        if not link or self.view != "preview":
-            return
-        target = resolve_link(self.path, link.getAttribute("href"))
-        if target:
+    def _on_render_click(self, event):
+        if self.view != "preview" or not hasattr(event.target, "closest"):
+            return None
+        link = event.target.closest("a, [data-testid=backlink]")
+        if not link:
+            return None
+        # getAttribute, not dataset: a missing dataset key raises AttributeError in Pyodide.
+        if link.getAttribute("data-missing") == "true":
+            # Never replace the open note with an error: say so where the user looks.
             event.preventDefault()
-            return self.show(path=target)
+            self.status.textContent = f"{link.getAttribute('data-path')} does not exist."
+            return None
+        path = link.getAttribute("data-path")
+        if path:
+            event.preventDefault()
+            return self.show(path=path)
+        if link.classList.contains("wikilink"):
+            event.preventDefault()  # `href="#"`: nothing to follow
+        return None
+
+    async def _fill_backlinks(self, generation: int, path: str) -> None:
+        ws = self.ctx.workspace_id
+        try:
+            found, problem = await find_backlinks(self.ctx, ws, path), ""
+        except Exception as exc:  # noqa: BLE001 - shown in the list's place, in words
+            found, problem = None, f"Could not look for links here: {describe(exc)}"
+        if generation == self._generation and self.path == path and self.view == "preview":
+            draw_backlinks(self.render_host, found, problem)
 
     # -- changes made from the note list ------------------------------------------------------
 
@@ -256,6 +308,7 @@ class InboxFrame(Frame):
         """
         if self.session is None:
             return
+        self.history.rename(self.session.path, path)
         self.session.path = self.path = path
         if revision is not None:
             self.session.saver.revision = revision
@@ -269,6 +322,7 @@ class InboxFrame(Frame):
             self.ctx.store.withdraw(self.id)
             self.session.discard()
             self.session = None
+        self.history.drop(self.path)
         self.path = ""
         self._refresh(problem=message)
 
@@ -280,7 +334,13 @@ class InboxFrame(Frame):
     def close_warning(self) -> str | None:
         # Pending or offline text keeps saving in the background after a close; text whose
         # save failed for good (too large, access lost) would be gone with the editor.
-        if self.session is None or self.session.saver.state != ERROR:
+        if self.session is None:
+            return None
+        if self.session.saver.state == OFFLINE:
+            return (f"{self.path} is not saved yet: the server cannot be reached, and it keeps "
+                    "retrying. If you close it, your text stays in this window and is saved "
+                    "once the server answers. Press close again to close it.")
+        if self.session.saver.state != ERROR:
             return None
         return (f"{self.path} could not be saved, so closing it would lose your changes. "
                 "Copy them or fix the problem first, or press close again to discard them.")
@@ -295,6 +355,11 @@ class InboxFrame(Frame):
     def focus_editor(self) -> None:
         if self.session is not None and self.view == "edit":
             editor.focus(self.session.view)
+
+    def goto_line(self, line: int) -> None:
+        """Show the editor with the cursor at the start of 1-based `line`, focused."""
+        if self.session is not None and self.view == "edit":
+            editor.gotoLine(self.session.view, line)
 
     def destroy(self) -> None:
         self.inline.destroy()

@@ -7,7 +7,7 @@ from pyscript.js_modules import editor
 
 from app.api import revision_of
 from app.api_model import ApiError, OfflineError, describe
-from app.autosave_model import CONFLICT, ERROR, SAVED, Autosaver, PutResult
+from app.autosave_model import CONFLICT, ERROR, OFFLINE, SAVED, Autosaver, PutResult
 from app.dom import guard, spawn
 from app.tree_model import copy_path
 
@@ -93,10 +93,18 @@ class NoteSession:
         saver, ctx, path = self.saver, self.ctx, self.path
         if saver.dirty:
             seen, text = self.read()
+            waiting = ""
+            if saver.state == OFFLINE:
+                # The editor goes, the text does not: say where it is until it is saved.
+                waiting = (f"Your changes to {path} are kept in this window and are saved once "
+                           "the server answers. Keep this window open until this goes away.")
+                ctx.say(waiting)
 
             def on_state(state: str, detail: str) -> None:
                 if state == SAVED:
                     ctx.background_savers.discard(saver)
+                    if waiting:
+                        ctx.unsay(waiting)
                 elif state == CONFLICT:
                     spawn(self._rescue(text, path))
                 elif state == ERROR:

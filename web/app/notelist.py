@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.api_model import describe
 from app.dom import h, spawn
-from app.tree_model import Folder, build_tree, clean_new_path
+from app.tree_model import Folder, build_tree, clean_new_path, name_span
 
 
 class NoteList:
@@ -13,6 +13,8 @@ class NoteList:
     def __init__(self, ctx, host, listeners) -> None:
         self.ctx, self.host, self.listeners = ctx, host, listeners
         self.collapsed: set[str] = set()
+        self.current = ""  # the path of the note open in the active frame (marked)
+        self.focus_after_load = False
         self.new_button = h("button", {"type": "button", "class": "small",
                                        "data-testid": "note-new", "aria-expanded": "false"},
                             "New note")
@@ -26,7 +28,8 @@ class NoteList:
                           h("div", {"class": "row"},
                             h("button", {"type": "submit", "data-testid": "note-create"},
                               "Create"),
-                            h("button", {"type": "button", "class": "cancel"}, "Cancel")),
+                            h("button", {"type": "button", "class": "cancel",
+                                         "data-testid": "note-new-cancel"}, "Cancel")),
                           self.new_problem)
         self.status = h("p", {"class": "list-status", "role": "status"})
         self.tree = h("div", {"class": "note-tree"})
@@ -46,6 +49,15 @@ class NoteList:
     def _say(self, text: str) -> None:
         self.status.textContent = text
 
+    def mark(self, path: str) -> None:
+        """Mark the note open in the active frame (aria-current) and show its folders open."""
+        self.current = path or ""
+        for button in self.tree.querySelectorAll('[data-action="open"]'):
+            if button.dataset.path == self.current:
+                button.setAttribute("aria-current", "page")
+            else:
+                button.removeAttribute("aria-current")
+
     def dispose(self) -> None:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
@@ -60,13 +72,19 @@ class NoteList:
         if loaded is None:
             return
         docs = loaded[1]
+        self.ctx.known_paths = {d["path"] for d in docs}
         self.status.textContent = "" if docs else "No notes yet. Create one with New note."
         self.tree.replaceChildren(self._folder(build_tree([d["path"] for d in docs]), top=True))
+        if self.focus_after_load:
+            self.focus_after_load = False
+            first = self.tree.querySelector('[data-action="open"]')
+            (first or self.new_button).focus()
 
     def _folder(self, folder: Folder, top: bool = False):
         items = []
         for child in folder.folders:
-            summary = h("summary", {"class": "folder-name"}, child.name + "/")
+            summary = h("summary", {"class": "folder-name", "data-testid": "note-folder"},
+                        child.name + "/")
             details = h("details", {"data-folder": child.path,
                                     "open": child.path not in self.collapsed},
                         summary, self._folder(child))
@@ -80,16 +98,20 @@ class NoteList:
         return h(
             "li", {"class": "note-row", "data-path": path},
             h("button", {"type": "button", "class": "note-link", "data-testid": "note-link",
-                         "data-path": path, "title": f"Open {path}"}, name),
+                         "data-action": "open", "data-path": path, "title": f"Open {path}",
+                         "aria-current": "page" if path == self.current else None}, name),
             h("span", {"class": "row-actions"},
               h("button", {"type": "button", "class": "icon", "data-testid": "note-open-frame",
-                           "data-path": path, "aria-label": f"Open {path} in a new frame",
+                           "data-action": "open-frame", "data-path": path,
+                           "aria-label": f"Open {path} in a new frame",
                            "title": "Open in a new frame"}, "⊞"),
               h("button", {"type": "button", "class": "icon", "data-testid": "note-rename",
-                           "data-path": path, "aria-label": f"Rename {path}",
+                           "data-action": "rename", "data-path": path,
+                           "aria-label": f"Rename {path}",
                            "title": "Rename"}, "✎"),
               h("button", {"type": "button", "class": "icon", "data-testid": "note-delete",
-                           "data-path": path, "aria-label": f"Delete {path}",
+                           "data-action": "delete", "data-path": path,
+                           "aria-label": f"Delete {path}",
                            "title": "Delete"}, "⌫")),
         )
 
@@ -102,27 +124,57 @@ class NoteList:
             (self.collapsed.discard if details.open else self.collapsed.add)(folder)
 
     def _on_click(self, event):
-        target = event.target.closest("button[data-testid]")
+        # Dispatch on data-action (what the button does), never on test ids; the path is the
+        # row's, so buttons inside a prompt need none of their own.
+        target = event.target.closest("button[data-action]")
         if not target:
             return None
-        action, path = target.dataset.testid, target.dataset.path
-        if action == "note-link":
+        action = target.dataset.action
+        row = target.closest("li[data-path]")
+        path = row.dataset.path if row else ""
+        if action == "open":
             return self.ctx.open_note(path)
-        if action == "note-open-frame":
+        if action == "open-frame":
             return self.ctx.open_note(path, new_frame=True)
-        if action == "note-rename":
-            return self._ask(target, path, rename=True)
-        if action == "note-delete":
-            return self._ask(target, path, rename=False)
-        if action == "row-cancel":
-            return spawn(self.load())
-        if action == "row-delete-confirm":
+        if action == "rename":
+            return self._ask(row, path, rename=True)
+        if action == "delete":
+            return self._ask(row, path, rename=False)
+        if action == "cancel":
+            return self._restore(row, path, focus="rename" if row.querySelector("form")
+                                 else "delete")
+        if action == "confirm-delete":
             return self._delete(path)
         return None
 
-    def _ask(self, button, path: str, *, rename: bool) -> None:
-        row = button.closest("li")
+    def _restore(self, row, path: str, focus: str = "") -> None:
+        """Put a row back as it was after its prompt is cancelled; focus the button it came from."""
+        fresh = self._row(path, path.rsplit("/", 1)[-1])
+        row.replaceWith(fresh)
+        if focus:
+            button = fresh.querySelector(f'[data-action="{focus}"]')
+            if button:
+                button.focus()
+
+    def close_prompts(self) -> bool:
+        """Escape: cancel open rename/delete prompts and the New note form; True if any was."""
+        closed = False
+        for form in list(self.tree.querySelectorAll(".row-form")):
+            row = form.closest("li[data-path]")
+            if row:
+                self._restore(row, row.dataset.path, focus="rename" if form.tagName == "FORM"
+                              else "delete")
+                closed = True
+        if not self.new_form.hidden:
+            self._toggle_new(None, False)
+            self.new_button.focus()
+            closed = True
+        return closed
+
+    def _ask(self, row, path: str, *, rename: bool) -> None:
         field_id = "rename-" + str(abs(hash(path)))
+        cancel = h("button", {"type": "button", "data-testid": "row-cancel",
+                              "data-action": "cancel"}, "Cancel")
         if rename:
             field = h("input", {"id": field_id, "value": path, "data-testid": "note-rename-path",
                                 "required": True, "autocomplete": "off"})
@@ -130,20 +182,20 @@ class NoteList:
                      h("label", {"for": field_id, "text": f"New name for {path}"}), field,
                      h("div", {"class": "row"},
                        h("button", {"type": "submit", "data-testid": "note-rename-save"}, "Rename"),
-                       h("button", {"type": "button", "data-testid": "row-cancel"}, "Cancel")),
+                       cancel),
                      h("p", {"class": "problem", "role": "alert"}))
             row.replaceChildren(form)
             field.focus()
-            field.select()
+            start, end = name_span(path)
+            field.setSelectionRange(start, end)  # the name only: folder and extension stay
         else:
-            confirm = h("button", {"type": "button", "class": "danger", "data-path": path,
+            confirm = h("button", {"type": "button", "class": "danger",
+                                   "data-action": "confirm-delete",
                                    "data-testid": "row-delete-confirm"}, "Delete")
             row.replaceChildren(h("div", {"class": "row-form", "role": "group",
                                           "aria-label": f"Delete {path}?"},
                                   h("p", {"text": f"Delete {path}? This cannot be undone."}),
-                                  h("div", {"class": "row"}, confirm,
-                                    h("button", {"type": "button", "data-testid": "row-cancel"},
-                                      "Cancel"))))
+                                  h("div", {"class": "row"}, confirm, cancel)))
             confirm.focus()
 
     async def _on_submit(self, event) -> None:
@@ -199,4 +251,5 @@ class NoteList:
         self.new_input.value = ""
         self._toggle_new(event, False)
         self.ctx.documents_changed()
-        await self.ctx.open_note(path)
+        frame = await self.ctx.frameset.open_note(path)
+        frame.goto_line(1_000_000)  # focus at its end: the next thing to do is type in it

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from js import document
+import json
 
+from js import document, window
+
+from ambient.contract import INBOX
+from app.api_model import describe
 from app.dom import h
 from app.frameset import Frameset
+
+RETURN_MESSAGE = "ana-return"  # what a pop-out posts to its main window to come back
 
 
 async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
@@ -14,21 +20,70 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     ctx.workspaces = await ctx.api.workspaces()
     ws = request["ws"]
     names = {w["id"]: w.get("name") or w["id"] for w in ctx.workspaces}
+    who = (ctx.user or {}).get("username") or ""
+    back = h("button", {"type": "button", "data-testid": "popout-return",
+                        "title": "Close this window and show the frame in the main window again"},
+             "Return to main window")
     header = h("header", {"class": "topbar popout-bar"},
                h("h1", {"class": "brand"}, "Ambient Notes"),
-               h("p", {"class": "popout-note"}, "Popped-out frame · workspace ",
-                 h("strong", {"text": names.get(ws, ws)})))
+               h("p", {"class": "popout-note", "data-testid": "popout-origin"},
+                 f"Popped out of {who + '’s ' if who else 'the '}main window · workspace ",
+                 h("strong", {"text": names.get(ws, ws)})),
+               back,
+               h("p", {"class": "popout-scope", "data-testid": "popout-scope",
+                       "text": "An assistant in this window calls this window's note “this "
+                               "note”; the main window's assistant does not see it."}))
     main = h("main", {"id": "frames", "class": "frameset single", "aria-label": "Frame"})
-    shell.root.append(header, shell.message, main)
+    shell.root.append(header, shell.banner, main)
     if ws not in names:
+        back.remove()
         shell.say(f"You do not have access to the workspace “{ws}”. Close this window.")
         return
     ctx.workspace_id = ws
+    try:
+        ctx.known_paths = {d["path"] for d in await ctx.api.documents(ws)}  # for links
+    except Exception as exc:  # noqa: BLE001 - links just show unchecked; say why
+        shell.say(f"Could not list the notes: {describe(exc)}")
     frameset = ctx.frameset = shell.frameset = Frameset(ctx, main)
     frame = await frameset.open(request["kind"], frame_id=request["frame"] or None)
-    if request["kind"] == "inbox" and request["path"]:
+    if request["kind"] == INBOX and request["path"]:
         await frame.show(path=request["path"], view=request["view"])
-        document.title = f"{request['path']} — Ambient Notes"
+        document.title = f"{request['path']} (popped out) — Ambient Notes"
     else:
-        document.title = f"{frame.title} — Ambient Notes"
+        document.title = f"{frame.title} (popped out) — Ambient Notes"
+    shell.listeners.on(back, "click", lambda event: return_to_main(ctx, frameset))
     ctx.workspace_changed()
+
+
+async def return_to_main(ctx, frameset) -> None:
+    """Save, hand the frame to the window it came from, and close this one."""
+    frame = frameset.active or (frameset.frames() or [None])[0]
+    if frame is None:
+        return
+    opener = window.opener
+    if not opener or opener.closed:
+        ctx.say("The main window is closed. Open Ambient Notes in a tab; this window can stay.")
+        return
+    if not await frame.flush():
+        ctx.say("This note has changes that are not saved yet; it can go back once it says "
+                "Saved.")
+        return
+    query = frame.popout_query()
+    message = {"type": RETURN_MESSAGE, "kind": frame.kind, "frame": frame.id,
+               "ws": query.get("ws") or ctx.workspace_id, "path": query.get("path", ""),
+               "view": query.get("view", "")}
+    opener.postMessage(json.dumps(message), window.location.origin)
+    frameset.close(frame)  # the last frame of a pop-out: the window closes
+
+
+def parse_return(data, origin: str, own_origin: str) -> dict | None:
+    """A main window's view of a message: a pop-out's frame coming back, or None."""
+    if origin != own_origin or not isinstance(data, str):
+        return None
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("type") != RETURN_MESSAGE:
+        return None
+    return message

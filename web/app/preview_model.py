@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
 
 # Only these schemes may appear in a link or image URL; relative URLs and #anchors pass.
 SAFE_SCHEMES = ("http", "https", "mailto")
@@ -20,11 +22,55 @@ def is_safe_url(url: str) -> bool:
     return match is None or match.group(1) in SAFE_SCHEMES
 
 
+_TASK = re.compile(r"^\[([ xX])\][ \t]+")
+
+
+def _wikilink(state, silent: bool) -> bool:
+    """`[[target]]` or `[[target|label]]` on one line → one `wikilink` token."""
+    start = state.pos
+    if not state.src.startswith("[[", start):
+        return False
+    end = state.src.find("]]", start + 2)
+    if end < 0:
+        return False
+    inner = state.src[start + 2:end]
+    target, _, label = inner.partition("|")
+    if not target.strip() or any(c in inner for c in "[]\n"):
+        return False
+    if not silent:
+        token = state.push("wikilink", "a", 0)
+        token.meta = {"target": target.strip(), "label": (label or target).strip()}
+    state.pos = end + 2
+    return True
+
+
+def _tasks(state) -> None:
+    """A list item starting with `[ ]` or `[x]` gets a `task` token: a checkbox in Preview."""
+    tokens = state.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "list_item_open" or index + 2 >= len(tokens):
+            continue
+        inline = tokens[index + 2]
+        if tokens[index + 1].type != "paragraph_open" or inline.type != "inline":
+            continue
+        match = _TASK.match(inline.content)
+        first = inline.children[0] if inline.children else None
+        if not match or first is None or first.type != "text":
+            continue
+        first.content = _TASK.sub("", first.content, count=1)
+        box = Token("task", "input", 0)
+        box.meta = {"done": match.group(1) != " ", "line": token.map[0] + 1}
+        inline.children.insert(0, box)
+        token.attrSet("class", "task")
+
+
 def _renderer() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")
     md.enable("strikethrough")
     md.validateLink = is_safe_url  # instance override: markdown-it asks this for every URL
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    md.core.ruler.after("inline", "tasks", _tasks)
 
     def link_open(renderer, tokens, idx, options, env):
         token = tokens[idx]
@@ -32,21 +78,65 @@ def _renderer() -> MarkdownIt:
         if _SCHEME.match(href.lower()):  # leave the app in a new tab, never in this one
             token.attrSet("target", "_blank")
             token.attrSet("rel", "noopener noreferrer")
+        elif env.get("resolve") is not None:
+            _mark(token, env["resolve"](href, False))
         return renderer.renderToken(tokens, idx, options, env)
 
+    def wikilink(renderer, tokens, idx, options, env):
+        meta = tokens[idx].meta
+        link = Token("link_open", "a", 1)
+        link.attrSet("href", "#")
+        link.attrSet("class", "wikilink")
+        link.attrSet("data-wikilink", meta["target"])
+        if env.get("resolve") is not None:
+            _mark(link, env["resolve"](meta["target"], True))
+        return (renderer.renderToken([link], 0, options, env) + escapeHtml(meta["label"])
+                + "</a>")
+
+    def task(renderer, tokens, idx, options, env):
+        meta = tokens[idx].meta
+        checked = " checked" if meta["done"] else ""
+        return (f'<input type="checkbox" data-testid="todo-checkbox" data-line="{meta["line"]}"'
+                f' aria-label="Done"{checked}> ')
+
     md.add_render_rule("link_open", link_open)
+    md.add_render_rule("wikilink", wikilink)
+    md.add_render_rule("task", task)
     return md
+
+
+def _mark(token, found: tuple[str | None, bool] | None) -> None:
+    """A note link gets the path it opens (`data-path`), or is marked missing."""
+    if found is None:
+        return
+    path, exists = found
+    if path is None:
+        return
+    token.attrSet("data-path", path)
+    if not exists:
+        token.attrSet("class", ((token.attrGet("class") or "") + " missing").strip())
+        token.attrSet("data-missing", "true")
+        token.attrSet("title", f"{path} does not exist")
 
 
 _MD: MarkdownIt | None = None
 
 
-def render(text: str) -> str:
-    """HTML for the note; raw HTML in the note is shown as text, unsafe URLs are not linked."""
+def parser() -> MarkdownIt:
+    """The one configured markdown-it (wikilinks, tasks, safe links), built on first use."""
     global _MD
     if _MD is None:
         _MD = _renderer()
-    return _MD.render(text)
+    return _MD
+
+
+def render(text: str, resolve=None) -> str:
+    """HTML for the note; raw HTML in the note is shown as text, unsafe URLs are not linked.
+
+    `resolve(href_or_name, is_wikilink)` → (path or None, exists): note links then carry
+    `data-path`, and links to notes that do not exist are marked missing.
+    """
+    return parser().render(text, {"resolve": resolve})
 
 
 def resolve_link(note_path: str, href: str) -> str | None:

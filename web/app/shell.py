@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from js import document
+from js import document, window
 
+from ambient.contract import ASSISTANT, INBOX
 from app.api_model import describe
-from app.dom import Listeners, h
+from app.dom import Listeners, h, spawn
 from app.frameset import KINDS, Frameset
+from app.layout_store import LayoutStore
 from app.notelist import NoteList
+from app.popout import parse_return
+from app.quick_open import QuickOpen
+from app.search_panel import SearchPanel
 from app.sharing import panel_button
 
 SWITCH_FLUSH_SECONDS = 5.0
@@ -22,20 +27,67 @@ class Shell:
         self.listeners = Listeners()
         self.message = h("p", {"class": "app-message", "role": "alert",
                                "data-testid": "app-message"})
+        self.dismiss = h("button", {"type": "button", "class": "icon",
+                                    "data-testid": "app-message-dismiss",
+                                    "aria-label": "Dismiss this message", "title": "Dismiss"},
+                         "✕")
+        # Its own row in the window's grid: it shrinks the frames, never pushes them out.
+        self.banner = h("div", {"class": "app-banner", "hidden": True}, self.message,
+                        self.dismiss)
+        self._banner_listeners = Listeners()
+        self._banner_listeners.on(self.dismiss, "click", lambda event: self.say(""))
         ctx.set_status_sink(self.say)
+        ctx.unsay_sink = self.unsay
         self._force_sign_out = False
         self.notes: NoteList | None = None
         self.frameset: Frameset | None = None
+        self.escape_handlers: list = []  # each closes its prompts; True if it closed one
+        self.quick_open = None  # the Ctrl+O / Ctrl+P switcher, once signed in
 
     def say(self, text: str) -> None:
         self.message.textContent = text
+        self.banner.hidden = not text
+
+    def unsay(self, text: str) -> None:
+        """The problem `text` reported is resolved: clear it unless another one replaced it."""
+        if self.message.textContent == text:
+            self.say("")
+
+    def on_app_key(self, name) -> None:
+        if name == "escape":
+            self.escape()
+        elif name == "quick-open" and self.quick_open is not None:
+            self.quick_open.show()
+
+    def say_until_saved(self, text: str) -> None:
+        """Say a problem of unsaved changes; it goes away by itself once they are saved."""
+        self.say(text)
+
+        async def watch() -> None:
+            if await self.ctx.flush_all():
+                self.unsay(text)
+                self._force_sign_out = False
+
+        spawn(watch())
+
+    def escape(self) -> None:
+        """Escape: close every open prompt and form of the window, then the banner."""
+        closed = False
+        for closer in self.escape_handlers:
+            closed = bool(closer()) or closed
+        if not closed:
+            self.say("")
 
     def _reset(self) -> None:
         if self.notes is not None:
             self.notes.dispose()
             self.notes = None
         self.listeners.clear()
-        self.message.textContent = ""
+        if self.quick_open is not None:
+            self.quick_open.destroy()
+        self.quick_open = None
+        self.say("")
+        self.escape_handlers = []
         self.root.replaceChildren()
 
     # -- signing in --------------------------------------------------------------------------
@@ -101,19 +153,99 @@ class Shell:
                      panel_button(ctx, self), sign_out))
         nav = h("nav", {"class": "sidebar", "aria-label": "Notes"})
         main = h("main", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
+        # A narrow window shows one pane at a time (the note list or one frame), picked here.
+        self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})
+        self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
         self.root.append(h("a", {"class": "skip-link", "href": "#frames"}, "Skip to frames"),
-                         header, self.message, h("div", {"class": "layout"}, nav, main))
+                         header, self.banner, self.tabs, self.layout)
+        self.listeners.on(self.tabs, "click", self._on_tab)
+        self._tab_active = None
         self.frameset = ctx.frameset = Frameset(ctx, main)
+        self.frameset.on_change(self._draw_tabs)
+        self.layouts = LayoutStore(ctx, self.frameset)
+        self.search = SearchPanel(ctx, nav, self.listeners)
         self.notes = NoteList(ctx, nav, self.listeners)
+        self.quick_open = QuickOpen(ctx, self.root)
+        self.escape_handlers.extend([self.quick_open.close, self.notes.close_prompts,
+                                     self.search.close])
+        self.frameset.on_change(lambda: self.notes and self.notes.mark(self.frameset.shown()))
+        self.listeners.on(window, "message", self._on_message)  # a pop-out coming back
         self.listeners.on(self.select, "change", lambda event: self.switch(self.select.value))
         self.listeners.on(sign_out, "click", lambda event: self.sign_out())
         if not ctx.workspaces:
             self.say("You are not a member of any workspace yet.")
             return
-        ctx.workspace_id = ctx.workspaces[0]["id"]
+        ids = [ws["id"] for ws in ctx.workspaces]
+        last = self.layouts.last_workspace()
+        ctx.workspace_id = last if last in ids else ids[0]
         self.select.value = ctx.workspace_id
+        self.notes.focus_after_load = True  # after sign-in the keyboard starts in the list
         ctx.workspace_changed()
-        await self.frameset.open("assistant")
+        # The frames this workspace had open before a reload, else one Assistant frame.
+        if not await self.layouts.restore(ctx.workspace_id):
+            await self.frameset.open(ASSISTANT)
+        self.show_pane("notes" if self.frameset.active is None
+                       or self.frameset.active.kind != INBOX else "frames")
+
+    async def _on_message(self, event) -> None:
+        message = parse_return(event.data, str(event.origin), str(window.location.origin))
+        if message is None or self.frameset is None:
+            return
+        if message.get("ws") != self.ctx.workspace_id:
+            self.say(f"A frame came back from its window, but it belongs to the workspace "
+                     f"“{message.get('ws')}”; switch to it and open the note again.")
+            return
+        frame = await self.frameset.open(message["kind"], frame_id=message.get("frame") or None)
+        if message["kind"] == INBOX and message.get("path"):
+            await frame.show(path=message["path"], view=message.get("view") or "edit")
+        self.show_pane("frames")
+        frame.el.focus()
+        window.focus()
+
+    # -- panes of a narrow window ------------------------------------------------------------
+
+    def _draw_tabs(self) -> None:
+        frameset = self.frameset
+        if frameset is None:
+            return
+        if frameset.active is not self._tab_active:
+            self._tab_active = frameset.active
+            if frameset.active is not None:
+                self.layout.dataset.pane = "frames"  # a note was opened or a frame used
+        pane = self.layout.dataset.pane
+        tabs = [h("button", {"type": "button", "class": "pane-tab", "data-testid": "pane-tab",
+                             "data-pane": "notes",
+                             "aria-current": "true" if pane == "notes" else None}, "Notes")]
+        for frame in frameset.frames():
+            current = pane == "frames" and frame is frameset.active
+            tabs.append(h("button", {"type": "button", "class": "pane-tab",
+                                     "data-testid": "pane-tab", "data-pane": "frame",
+                                     "data-for-frame": frame.id,
+                                     "aria-current": "true" if current else None},
+                          frame.heading.textContent or frame.title))
+        self.tabs.replaceChildren(*tabs)
+
+    def show_pane(self, pane: str) -> None:
+        self.layout.dataset.pane = pane
+        self._draw_tabs()
+
+    def _on_tab(self, event) -> None:
+        tab = event.target.closest("button[data-pane]")
+        if not tab:
+            return
+        if tab.dataset.pane == "notes":
+            self.show_pane("notes")
+            first = self.root.querySelector(".sidebar [data-action=open]")
+            if first:
+                first.focus()
+            return
+        wanted = tab.getAttribute("data-for-frame")
+        frame = next((f for f in self.frameset.frames() if f.id == wanted), None)
+        if frame is not None:
+            self.layout.dataset.pane = "frames"
+            self.frameset.activate(frame)
+            self._draw_tabs()
+            frame.el.focus()
 
     async def switch(self, ws: str) -> None:
         """Workspace switch: save what is pending, cross the boundary, load the new one."""
@@ -124,14 +256,20 @@ class Shell:
         try:
             if not await ctx.flush_all(SWITCH_FLUSH_SECONDS):
                 self.select.value = ctx.workspace_id
-                self.say("Some changes are not saved yet (see the open notes), so the workspace "
-                         "was not switched. Try again once they say Saved.")
+                self.say_until_saved("Some changes are not saved yet (see the open notes), so "
+                                     "the workspace was not switched. Try again once they say "
+                                     "Saved.")
                 return
             ctx.store.boundary()  # clears the pointer before anything of `ws` shows
-            self.frameset.close_kind("inbox")  # a note belongs to its workspace
+            self.layouts.paused = True  # the old workspace keeps its notes for next time
+            try:
+                self.frameset.close_kind(INBOX)  # a note belongs to its workspace
+            finally:
+                self.layouts.paused = False
             ctx.workspace_id = ws
             self.say("")
             ctx.workspace_changed()
+            await self.layouts.restore(ws, kinds=(INBOX,))  # and the new one its own
         finally:
             self.select.disabled = False
 
@@ -139,11 +277,13 @@ class Shell:
         ctx = self.ctx
         if not await ctx.flush_all(SWITCH_FLUSH_SECONDS) and not self._force_sign_out:
             self._force_sign_out = True
-            self.say("Some changes are not saved yet. Press Sign out again to sign out anyway.")
+            self.say_until_saved("Some changes are not saved yet. Press Sign out again to sign "
+                                 "out anyway.")
             return
         self._force_sign_out = False
         ctx.store.boundary()
         ctx.key_sessions.forget()  # the next user of this window must not send these key sessions
+        self.layouts.paused = True  # signing out is not closing the frames: keep the layout
         self.frameset.clear()
         ctx.frameset = None
         ctx.workspace_id = None

@@ -76,3 +76,14 @@ def copy_path(path: str, attempt: int = 1) -> str:
         stem, ext = name, ""
     suffix = " (conflict copy)" if attempt == 1 else f" (conflict copy {attempt})"
     return f"{head}{slash}{stem}{suffix}{'.' + ext if ext else ''}"
+
+
+def name_span(path: str) -> tuple[int, int]:
+    """Where the note's own name sits in `path`: after the folder, before the extension.
+
+    Rename selects this span so typing replaces only the name (`a/plan.md` → (2, 6)).
+    """
+    start = path.rfind("/") + 1
+    dot = path.rfind(".")
+    end = dot if dot > start else len(path)
+    return start, end

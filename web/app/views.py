@@ -6,11 +6,36 @@ from ambient.markdown import OutlineNode, outline, todos
 from app.dom import h
 
 
-def draw_preview(host, text: str) -> None:
-    """markdown-it output only: raw HTML is escaped and unsafe URLs dropped before insertion."""
-    from app.preview_model import render  # markdown-it loads on the first preview, not at boot
+def draw_preview(host, text: str, note_path: str = "", paths=()) -> None:
+    """markdown-it output only: raw HTML is escaped and unsafe URLs dropped before insertion.
 
-    host.innerHTML = f'<article class="preview">{render(text)}</article>'
+    Links to notes carry the path they open (`data-path`) or are marked missing; a
+    backlinks list follows, filled in by `draw_backlinks` once it is known.
+    """
+    from app.links_model import resolver  # markdown-it loads on the first preview, not at boot
+    from app.preview_model import render
+
+    host.innerHTML = (f'<article class="preview">'
+                      f'{render(text, resolver(note_path, paths))}</article>')
+    host.append(h("aside", {"class": "backlinks", "data-testid": "backlinks",
+                            "aria-label": "Notes that link here"},
+                  h("h3", {"text": "Linked from"}),
+                  h("p", {"class": "empty", "text": "Looking for notes that link here…"})))
+
+
+def draw_backlinks(host, paths: list[str] | None, problem: str = "") -> None:
+    """Fill the backlinks list of a drawn preview: one button per note that links here."""
+    aside = host.querySelector(".backlinks")
+    if not aside:
+        return
+    heading = h("h3", {"text": "Linked from"})
+    if problem or not paths:
+        words = problem or "No other note links here."
+        aside.replaceChildren(heading, h("p", {"class": "empty", "text": words}))
+        return
+    items = [h("li", {}, h("button", {"type": "button", "class": "link", "data-testid": "backlink",
+                                      "data-path": path, "text": path})) for path in paths]
+    aside.replaceChildren(heading, h("ul", {}, *items))
 
 
 def draw_todo(host, text: str, frame_id: str) -> None:

@@ -1,0 +1,96 @@
+"""The search box in the note list (SPEC §11) and the backlinks lookup that uses the same API."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from app.api_model import describe, workspace_url
+from app.dom import h, spawn
+from app.links_model import backlinks, search_words
+
+
+async def search(ctx, ws: str, query: str) -> list[dict]:
+    """`GET …/search?q=`: [{"path", "line", "snippet"}], at most 50, members only."""
+    reply = await ctx.api.ok("GET", f"{workspace_url(ws)}/search?q={quote(query)}")
+    return list((reply.json() or {}).get("results") or [])
+
+
+async def find_backlinks(ctx, ws: str, path: str) -> list[str]:
+    """The notes linking to `path`: the search finds those that name it, the link model
+    keeps those whose links really resolve to it (a mention is not a link)."""
+    candidates = {r["path"] for r in await search(ctx, ws, search_words(path))} - {path}
+    notes = {}
+    for candidate in sorted(candidates):
+        notes[candidate], _revision = await ctx.api.read(ws, candidate)
+    known = set(getattr(ctx, "known_paths", ()) or ()) | candidates | {path}
+    return backlinks(path, notes, known)
+
+
+class SearchPanel:
+    """A search field above the note list; results open the note at their line."""
+
+    def __init__(self, ctx, host, listeners) -> None:
+        self.ctx = ctx
+        self.input = h("input", {"type": "search", "id": "search-input",
+                                 "data-testid": "search-input", "autocomplete": "off",
+                                 "placeholder": "Search notes", "enterkeyhint": "search"})
+        self.status = h("p", {"class": "list-status", "role": "status"})
+        self.results = h("ul", {"class": "search-results", "aria-label": "Search results"})
+        self.form = h("form", {"class": "search", "role": "search"},
+                      h("label", {"for": "search-input", "class": "visually-hidden"},
+                        "Search notes"),
+                      self.input)
+        host.append(self.form, self.status, self.results)
+        self._generation = 0
+        listeners.on(self.form, "submit", lambda event: spawn(self.run()), prevent=True)
+        listeners.on(self.input, "search", lambda event: spawn(self.run()))  # cleared with ✕
+        listeners.on(self.results, "click", self._on_click)
+
+    def close(self) -> bool:
+        """Escape: clear the results; True if there were any."""
+        had = bool(self.results.childElementCount) or bool(self.status.textContent)
+        self.clear()
+        return had
+
+    def clear(self) -> None:
+        self._generation += 1
+        self.results.replaceChildren()
+        self.status.textContent = ""
+
+    async def run(self) -> None:
+        query = str(self.input.value).strip()
+        ws = self.ctx.workspace_id
+        if not query or not ws:
+            self.clear()
+            return
+        self._generation += 1
+        generation = self._generation
+        self.status.textContent = "Searching…"
+        try:
+            results = await search(self.ctx, ws, query)
+        except Exception as exc:  # noqa: BLE001 - shown under the box, in words
+            if generation == self._generation:
+                self.status.textContent = f"Could not search: {describe(exc)}"
+            return
+        if generation != self._generation or ws != self.ctx.workspace_id:
+            return
+        count = len(results)
+        self.status.textContent = ("No note contains that." if not count else
+                                   f"{count} note{'s' if count != 1 else ''}")
+        items = []
+        for result in results:
+            items.append(h("li", {}, h(
+                "button", {"type": "button", "class": "search-result",
+                           "data-testid": "search-result", "data-path": result["path"],
+                           "data-line": result["line"]},
+                h("span", {"class": "search-path", "text": f"{result['path']}"}),
+                h("span", {"class": "search-line", "text": f" line {result['line']}"}),
+                h("span", {"class": "search-snippet", "text": result.get("snippet", "")}))))
+        self.results.replaceChildren(*items)
+
+    async def _on_click(self, event) -> None:
+        button = event.target.closest("button[data-line]")
+        if not button:
+            return
+        frame = await self.ctx.frameset.open_note(button.dataset.path, view="edit")
+        frame.goto_line(int(button.dataset.line))
