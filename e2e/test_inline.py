@@ -53,7 +53,8 @@ def text_of(frame) -> str:
 
 
 def test_accept_replaces_the_selection_and_one_undo_reverts_it(alice: Page, server: Server):
-    frame = open_note(alice, server, "# Shopping\napples\npears\n\nend\n")
+    canary = f"zq{uuid.uuid4().hex[:8]}"
+    frame = open_note(alice, server, f"# Shopping\napples\npears\n\n{canary}\n")
     button = frame.get_by_test_id("inline-command-open")
     assert "Ctrl+K" in button.get_attribute("title")
     frame.get_by_test_id("editor-help").locator("summary").click()
@@ -67,12 +68,13 @@ def test_accept_replaces_the_selection_and_one_undo_reverts_it(alice: Page, serv
     expect(frame.get_by_test_id("inline-command-reject")).to_be_visible()
     alice.keyboard.press("Enter")  # accepts
     expect(preview).to_be_hidden()
-    assert text_of(frame) == "# Shopping\n- apples\n- pears\n\nend\n"
+    assert text_of(frame) == f"# Shopping\n- apples\n- pears\n\n{canary}\n"
     expect(frame.locator(".cm-content")).to_be_focused()  # the focus is back in the editor
     alice.keyboard.press("Control+z")  # one undo reverts exactly the accepted change
-    assert text_of(frame) == "# Shopping\napples\npears\n\nend\n"
+    assert text_of(frame) == f"# Shopping\napples\npears\n\n{canary}\n"
     alice.keyboard.press("Control+Shift+z")
-    assert text_of(frame) == "# Shopping\n- apples\n- pears\n\nend\n"
+    assert text_of(frame) == f"# Shopping\n- apples\n- pears\n\n{canary}\n"
+    assert canary not in server.log()  # it rode in the request's body (as context), never a log
 
 
 def test_reject_with_the_button_and_with_escape_changes_nothing(alice: Page, server: Server):
