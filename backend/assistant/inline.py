@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import httpx
+import openai
 
 log = logging.getLogger("ambient.assistant.inline")
 
@@ -269,47 +269,38 @@ def _prompt(instruction: str, selection: str, before: str, after: str) -> str:
 
 
 def ask_model(
+    client: openai.OpenAI,
     *,
-    base_url: str,
-    model: str | None,
-    api_key: str | None,
-    timeout: float,
+    model: str,
     instruction: str,
     selection: str,
     before: str,
     after: str,
 ) -> Answer:
-    """One chat completion (OpenAI-compatible, no tools); failures become an explanation.
-
-    The log line has the status and the duration only, never the text.
-    """
+    """One chat completion (no tools) through the chat's own SDK client; failures become an
+    explanation. The log line has the status and the duration only, never the text."""
     lang = language(instruction)
-    body = {
-        "model": model or "default",
-        "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": _prompt(instruction, selection, before, after)},
-        ],
-    }
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": _prompt(instruction, selection, before, after)},
+    ]
     start, status, why = time.perf_counter(), None, ""
     try:
-        with httpx.Client(timeout=timeout, headers=headers) as client:
-            response = client.post(base_url.rstrip("/") + "/chat/completions", json=body)
-        status = response.status_code
-        if status != 200:
-            why = f"HTTP {status}"
-        else:
-            content = response.json()["choices"][0]["message"]["content"]
-            if not isinstance(content, str):
-                raise TypeError("no text")
-            fenced = _FENCE.match(content)
-            return Answer(fenced.group(1) if fenced else content, None)
-    except httpx.TimeoutException:
+        completion = client.chat.completions.create(model=model, messages=messages)
+        status = 200
+        content = completion.choices[0].message.content
+        if not isinstance(content, str):
+            raise TypeError("no text")
+        fenced = _FENCE.match(content)
+        return Answer(fenced.group(1) if fenced else content, None)
+    except openai.APITimeoutError:
         why = "timeout" if lang == "en" else "タイムアウト"
-    except httpx.HTTPError:
+    except openai.APIConnectionError:
         why = "unreachable" if lang == "en" else "接続できません"
-    except (ValueError, KeyError, IndexError, TypeError):
+    except openai.APIStatusError as exc:
+        status = exc.status_code
+        why = f"HTTP {status}"
+    except (openai.OpenAIError, ValueError, IndexError, AttributeError, TypeError):
         why = "unreadable reply" if lang == "en" else "応答を解釈できません"
     finally:
         log.info("inline_model_call", extra={"fields": {

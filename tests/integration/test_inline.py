@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -203,3 +204,16 @@ def test_a_lone_surrogate_is_a_422_not_a_crash(alice_client):
         r = alice_client.post(URL, content=raw, headers={"Content-Type": "application/json"})
         assert r.status_code == 422, name
         assert name in r.json()["detail"]
+
+
+def test_an_unreachable_model_is_explained_and_changes_nothing(app_factory):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = app_factory(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m",
+                      llm_timeout_seconds=2)
+    seed_world(app)
+    alice = sign_in(TestClient(app), "alice")
+    r = alice.post(URL, json=body("make this a bullet list", "a\nb"))
+    assert r.status_code == 200
+    assert r.json()["replacement"] is None and "unreachable" in r.json()["explanation"]

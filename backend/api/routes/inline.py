@@ -9,7 +9,8 @@ from pydantic.alias_generators import to_camel
 from ambient import inline_context
 from ambient.paths import PathError, check_path
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
-from backend.assistant import inline
+from backend.assistant import inline, turns
+from backend.assistant.llm import LLMAgent
 from backend.errors import error_responses
 from backend.services import workspaces as workspaces_service
 
@@ -83,12 +84,11 @@ def post_inline(
         problem = "The selection's from and to do not match the length of its text."
     if problem is not None:
         raise HTTPException(status_code=422, detail=problem)
-    if settings.llm_base_url:
+    agent = turns.make_agent(settings)  # the chat's choice: a configured model, or offline
+    if isinstance(agent, LLMAgent):
         answer = inline.ask_model(
-            base_url=settings.llm_base_url,
-            model=settings.llm_model,
-            api_key=settings.llm_api_key,
-            timeout=settings.llm_timeout_seconds,
+            agent.client,
+            model=agent.model,
             instruction=body.instruction,
             selection=selection.text,
             before=body.before,
