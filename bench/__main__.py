@@ -19,7 +19,8 @@ SERVER = {
     "load": backend_benches.steady_load,
     "search": search_bench.search,
 }
-BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory", "inline")
+BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory", "inline",
+           "publish")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -17,6 +17,7 @@ from bench import page_js as js
 from bench.inline_bench import inline
 from bench.pages import BARE_PYODIDE, INSTRUMENT, PLAIN_CM, baseline_pages, instrument
 from bench.plan import Plan
+from bench.publish_bench import publish
 from bench.servers import Client, app_server, note_text
 from bench.stats import figure
 from e2e.conftest import CHROMIUM_ARGS, READY_TIMEOUT_MS, chromium_path
@@ -300,7 +301,7 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
 
 
 BENCHES = {"cold-start": cold_start, "popout": popout, "capture": capture, "typing": typing,
-           "inline": inline}
+           "inline": inline, "publish": publish}
 
 
 def _prepare(url: str) -> dict:
