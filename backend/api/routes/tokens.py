@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from backend.api.deps import CurrentUser, SessionDep
-from backend.db import utcnow
+from backend.db import storable, utcnow
 from backend.errors import BadRequest, error_responses
 from backend.services import tokens as tokens_service
 
@@ -51,7 +51,7 @@ class TokenOut(_Camel):
     responses=error_responses(400, 401, 422),
 )
 def create_token(body: TokenIn, user: CurrentUser, db: SessionDep) -> TokenCreatedOut:
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in body.name):
+    if not storable(body.name) or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in body.name):
         raise BadRequest("A token name cannot contain control characters.")
     row, token = tokens_service.create_token(
         db, user_id=user.id, name=body.name, expires_in_days=body.expires_in_days, now=utcnow()
