@@ -162,3 +162,18 @@ def apply_edits(text: str, edits: object, *, max_bytes: int = MAX_RESULT_BYTES) 
 def cm_changes(text: str, edits: object) -> list[tuple[int, int, str]]:
     """The changes as (from, to, insert) CodeMirror positions (UTF-16 code units)."""
     return [(to_cm(text, c.start), to_cm(text, c.end), c.insert) for c in plan(text, edits)]
+
+
+def changed_message(exc: EditError) -> str:
+    """Plain words for an edit that no longer applies to the note as it is now."""
+    if exc.reason == NOT_FOUND:
+        return (
+            f"Edit {exc.index}: the text it would change is no longer in the note (it was "
+            "edited since the proposal was made); nothing was changed."
+        )
+    if exc.reason == AMBIGUOUS:
+        return (
+            f"Edit {exc.index}: the text it would change now occurs more than once in the note, "
+            "so it is not clear where to apply it; nothing was changed."
+        )
+    return f"{exc.message} Nothing was changed."

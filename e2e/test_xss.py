@@ -74,6 +74,6 @@ def test_payloads_never_execute_in_any_view(alice: Page, server: Server) -> None
     reply = assistant.locator("[data-testid=assistant-message][data-role=assistant]")
     expect(reply).to_have_count(1, timeout=30_000)
     expect(reply).to_contain_text("onerror")  # the payload heading, quoted as text
-    assistant.locator("[data-testid=tool-call] summary").first.click()  # open the tool result
+    assistant.locator("[data-testid=tool-calls] summary").first.click()  # open the tool calls
     assert assistant.locator(DANGEROUS).count() == 0
     assert alice.evaluate(FLAG) is None

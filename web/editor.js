@@ -97,3 +97,4 @@ export * from "./editor/goto.js";
 export * from "./editor/shortcuts.js";
 export * from "./editor/inline.js";
 export * from "./editor/publish.js";
+export * from "./editor/edits.js";

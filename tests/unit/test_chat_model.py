@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.api_model import ApiError, OfflineError
-from app.chat_model import Chat, ambient_off_key, conversation_key
+from app.chat_model import Chat, Span, ambient_off_key, conversation_key, link_spans, turn_path
 
 from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import decode
@@ -165,3 +165,45 @@ def test_conversations_are_remembered_per_user_and_workspace():
     assert chat.switch("alice", "personal") is True and chat.conversation_id == "c1"
     assert chat.switch("bob", "personal") is False and chat.conversation_id == "c3"
     assert chat.switch("alice", None) is False and chat.conversation_id is None
+
+
+KNOWN = {"todo.md", "projects/plan.md", "日記/今日のメモ.md"}
+
+
+def test_paths_and_line_numbers_in_a_reply_become_links():
+    reply = "Open tasks in todo.md (2):\n- [ ] milk (line 3)\n- [ ] call (line 7)"
+    spans = link_spans(reply, KNOWN)
+    assert "".join(s.text for s in spans) == reply  # nothing is lost or added
+    links = [(s.text, s.path, s.line) for s in spans if s.path]
+    assert links == [("todo.md", "todo.md", None), ("(line 3)", "todo.md", 3),
+                     ("(line 7)", "todo.md", 7)]
+
+
+def test_a_line_reference_follows_the_last_path_named_before_it():
+    reply = "- projects/plan.md (2 times, first on line 4: x)\n- todo.md (1 time, first on line 9"
+    links = [(s.path, s.line) for s in link_spans(reply, KNOWN) if s.line]
+    assert links == [("projects/plan.md", 4), ("todo.md", 9)]
+
+
+def test_japanese_replies_link_paths_and_gyoume():
+    reply = "- 日記/今日のメモ.md（2 回、最初は 5 行目：予算）"
+    links = [(s.text, s.path, s.line) for s in link_spans(reply, KNOWN) if s.path]
+    assert links == [("日記/今日のメモ.md", "日記/今日のメモ.md", None),
+                     ("5 行目", "日記/今日のメモ.md", 5)]
+
+
+def test_unknown_paths_and_lines_without_a_note_stay_text():
+    assert link_spans("See nothere.md, line 3.", KNOWN) == [Span("See nothere.md, line 3.")]
+    assert link_spans("", KNOWN) == [Span("")]
+    # With the note list not loaded yet, any valid path links; an invalid one does not.
+    assert [s.path for s in link_spans("a/b.md and ../x.md", set()) if s.path] == ["a/b.md"]
+
+
+def test_bare_line_numbers_use_the_note_the_tools_read():
+    calls = [{"tool": "read_active_note", "arguments": {}, "result": {"ok": True,
+                                                                       "path": "todo.md"}}]
+    assert turn_path(calls) == "todo.md"
+    assert turn_path([{"tool": "x", "arguments": {"path": "a.md"}}]) == "a.md"
+    assert turn_path([]) is None
+    spans = link_spans("Nothing is selected: the cursor is on line 2.", KNOWN, turn_path(calls))
+    assert [(s.path, s.line) for s in spans if s.path] == [("todo.md", 2)]

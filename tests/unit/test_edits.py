@@ -104,3 +104,14 @@ def test_cm_changes_apply_as_one_transaction_in_utf16_positions():
         text, [{"find": "- [ ] two", "replace": "- [x] two"}, {"append": "three"}]
     )
     assert changes[0][0] == text.index("- [ ]") + 1  # the emoji is two UTF-16 units
+
+
+def test_changed_message_says_in_plain_words_that_nothing_changed():
+    with pytest.raises(EditError) as gone:
+        plan("- [ ] buy oat milk\n", [{"find": "- [ ] buy milk", "replace": "- [x] buy milk"}])
+    assert edits.changed_message(gone.value).startswith("Edit 1: the text it would change is no")
+    with pytest.raises(EditError) as twice:
+        plan("a\na\n", [{"find": "a", "replace": "b"}])
+    assert "more than once" in edits.changed_message(twice.value)
+    assert edits.changed_message(EditError(2, "overlap", "Edit 2: overlaps.")).endswith(
+        "Nothing was changed.")

@@ -7,10 +7,12 @@ import uuid
 
 from js import localStorage
 
-from app.chat_model import TURNS_URL, Chat, conversation_url
+from app.chat_model import TURNS_URL, Chat, conversation_url, link_spans, turn_path
 from app.dom import Listeners, h, spawn
+from app.proposal_card import ProposalCard, is_proposal
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
+PLACEHOLDER = "Ask about this note… (Enter to send, Shift+Enter for a new line)"
 
 
 class _LocalStorage:
@@ -39,6 +41,8 @@ class ChatView:
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
         self._unwatch = ctx.on_workspace_change(self._workspace_changed)
+        windows = getattr(ctx, "windows", None)
+        self._unwindow = windows.on_change(self.render_chip) if windows else (lambda: None)
         self._workspace_changed()
 
     # -- DOM ---------------------------------------------------------------------------
@@ -53,23 +57,30 @@ class ChatView:
                               "aria-live": "polite"}, self.chip_label, self.toggle)
         self.log = h("ol", {"class": "chat", "aria-label": "Conversation", "aria-live": "polite"})
         self.input = h("textarea", {"id": input_id, "rows": "3", "data-testid": "assistant-input",
-                                    "placeholder": "Ask about this note… (Ctrl+Enter to send)"})
+                                    "placeholder": PLACEHOLDER, "title": PLACEHOLDER})
         self.send_button = h("button", {"type": "submit", "text": "Send",
                                         "data-testid": "assistant-send"})
         self.status = h("p", {"class": "assistant-status", "role": "status"})
+        self.new_chat = h("button", {"type": "button", "class": "new-chat", "text": "New chat",
+                                     "data-testid": "assistant-new-chat",
+                                     "title": "Start a new conversation"})
         form = h("form", {"class": "composer"},
                  h("label", {"for": input_id, "class": "visually-hidden",
                              "text": "Message the assistant"}),
                  self.input, self.send_button)
+        bar = h("div", {"class": "assistant-bar"}, self.chip, self.new_chat)
         self.container.append(h("div", {"class": "assistant"},
-                                self.chip, self.log, self.status, form))
+                                bar, self.log, self.status, form))
         self.listeners.on(self.toggle, "click", lambda event: self.flip_toggle())
+        self.listeners.on(self.new_chat, "click", lambda event: self.start_new_chat())
+        self.listeners.on(self.log, "click", self._log_click)
         self.listeners.on(form, "submit", lambda event: self.send(), prevent=True)
         self.listeners.on(self.input, "keydown", self._keydown)
 
     def destroy(self) -> None:
         self._unsubscribe()
         self._unwatch()
+        self._unwindow()
         self.listeners.clear()
 
     # -- the chip ----------------------------------------------------------------------
@@ -89,10 +100,29 @@ class ChatView:
             self.chip_label.textContent = "Ambient context is off for this conversation"
         elif runtime:
             self.chip_label.textContent = f"This note: {runtime.path} ({runtime.view})"
+        elif elsewhere := self._elsewhere():
+            # Honest about why: "this note" is only a note open in this window.
+            names = ", ".join(elsewhere[:2]) + (" …" if len(elsewhere) > 2 else "")
+            self.chip_label.textContent = (f"No note open in this window ({names} is open in "
+                                           "another window)")
         else:
             self.chip_label.textContent = "No note open"
+        self.chip.dataset.elsewhere = "true" if (on and not runtime and self._elsewhere()) else ""
+
+    def _elsewhere(self) -> list[str]:
+        windows = getattr(self.ctx, "windows", None)
+        return windows.elsewhere() if windows else []
 
     # -- conversation ------------------------------------------------------------------
+    def start_new_chat(self) -> None:
+        """New chat: a fresh conversation id; the old one stays on the server."""
+        if self.chat.sending or not self.chat.new_conversation():
+            return
+        self.log.replaceChildren()
+        self.status.textContent = "New conversation."
+        self.render_chip()
+        self.input.focus()
+
     def _workspace_changed(self, *_args) -> None:
         self.log.replaceChildren()
         self.status.textContent = ""
@@ -112,21 +142,45 @@ class ChatView:
             return
         for message in data.get("messages", []):
             self.add_message(message.get("role", "assistant"), message.get("content", ""),
-                             message.get("toolCalls") or [])
+                             message.get("toolCalls") or [], restored=True)
 
-    def add_message(self, role: str, text: str, tool_calls=()) -> None:
+    def add_message(self, role: str, text: str, tool_calls=(), restored: bool = False) -> None:
+        body = h("div", {"class": "message-text"})  # text nodes and links, never HTML
+        if role == "assistant":
+            known = getattr(self.ctx, "known_paths", None) or set()
+            for span in link_spans(text, known, turn_path(tool_calls)):
+                body.append(_link(span) if span.path else span.text)
+        else:
+            body.textContent = text
+        cards = [ProposalCard(self.ctx, self.listeners, self.chat.conversation_id, call)
+                 for call in tool_calls if is_proposal(call)]
         item = h("li", {"class": f"message {role}", "data-testid": "assistant-message",
-                        "data-role": role},
-                 *[_tool_call(call) for call in tool_calls],
-                 h("div", {"class": "message-text", "text": text}))  # text, never HTML
+                        "data-role": role}, _tool_calls(tool_calls), body,
+                 *[card.el for card in cards])
+        if restored:  # a reload shows each proposal's outcome
+            for card in cards:
+                spawn(card.refresh())
         self.log.append(item)
         self.log.scrollTop = self.log.scrollHeight
 
+    async def _log_click(self, event) -> None:
+        link = event.target.closest("a.note-ref")
+        if not link:
+            return
+        event.preventDefault()
+        line = link.dataset.line
+        await self.ctx.open_note(str(link.dataset.path), line=int(line) if line else None)
+
     # -- send --------------------------------------------------------------------------
     def _keydown(self, event) -> None:
-        if event.key == "Enter" and (event.ctrlKey or event.metaKey):
-            event.preventDefault()
-            spawn(self.send())
+        # Enter sends, Shift+Enter is a new line; Enter that ends an IME composition (Japanese
+        # input) only confirms the text.
+        if event.key != "Enter" or event.shiftKey or event.altKey:
+            return
+        if event.isComposing or event.keyCode == 229:
+            return
+        event.preventDefault()
+        spawn(self.send())
 
     async def send(self) -> None:
         message = self.input.value.strip()
@@ -160,15 +214,34 @@ class ChatView:
         return reply.json() or {}
 
 
+def _tool_calls(calls):
+    """One folded line per turn ("Used 2 tools: …"); its calls show when it is opened."""
+    calls = [call for call in calls if isinstance(call, dict)]
+    if not calls:
+        return None
+    names = ", ".join(dict.fromkeys(str(call.get("tool", "")) for call in calls))
+    noun = "tool" if len(calls) == 1 else "tools"
+    return h("details", {"class": "tool-calls", "data-testid": "tool-calls"},
+             h("summary", {"text": f"Used {len(calls)} {noun}: {names}"}),
+             *[_tool_call(call) for call in calls])
+
+
 def _tool_call(call: dict):
     result = call.get("result") or {}
     args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
     state = "stale" if result.get("stale") else "ok" if result.get("ok") else "failed"
     shown = str(result.get("text") or "")
-    return h("details", {"class": "tool-call", "data-testid": "tool-call",
-                         "data-tool": str(call.get("tool", ""))},
-             h("summary", {"text": f"{call.get('tool')}({args}) — {state}"}),
+    return h("div", {"class": "tool-call", "data-testid": "tool-call",
+                     "data-tool": str(call.get("tool", ""))},
+             h("p", {"class": "tool-call-head", "text": f"{call.get('tool')}({args}) — {state}"}),
              h("pre", {"text": shown[:4000] + ("…" if len(shown) > 4000 else "")}))
+
+
+def _link(span):
+    where = f"{span.path}, line {span.line}" if span.line else span.path
+    return h("a", {"class": "note-ref", "href": "#", "data-testid": "chat-note-link",
+                   "data-path": span.path, "data-line": span.line, "text": span.text,
+                   "title": f"Open {where}"})
 
 
 def mount(container, ctx) -> ChatView:

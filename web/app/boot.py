@@ -13,6 +13,7 @@ from app.dom import guard, report, set_reporter
 from app.popout import enter_popout
 from app.sharing import start_publisher
 from app.shell import Shell
+from app.windows import OtherWindows
 
 _keep: list = []  # proxies that live as long as the page
 
@@ -27,6 +28,7 @@ async def main() -> None:
         ctx = App(api=Api(), store=make_store(), window_role="popout" if request else "main",
                   params=parse_query(str(window.location.search)))
         window.ana_ctx = ctx  # the console and bench/page_js.py reach the store through it
+        ctx.windows = OtherWindows(ctx)  # which notes the pop-outs show (the chip says so)
         shell = Shell(ctx, root)
         start_publisher(ctx)  # publishes the active note to outside agents, if shared
         set_reporter(shell.say)

@@ -9,14 +9,16 @@ localStorage).
 
 from __future__ import annotations
 
+import re
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Protocol
 
 from ambient.capture import capture
 from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from ambient.paths import PathError, check_path
 from app.api_model import ApiError, describe
 
 TURNS_URL = "/api/assistant/turns"
@@ -161,3 +163,71 @@ class Chat:
             self.sending = False
         return Sent(conversation, reply=reply or {}, restarted=restarted,
                     current=conversation == self.conversation_id)
+
+
+# -- links in replies --------------------------------------------------------------------
+
+_REF = re.compile(
+    r"(?P<path>[^\s\"'`「」『』（）()\[\]<>,;:：、。]+\.(?:md|markdown|txt))(?![A-Za-z0-9])"
+    r"|\(line (?P<paren>\d{1,7})\)|\bline (?P<word>\d{1,7})\b|(?P<ja>\d{1,7}) ?行目"
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of a reply: plain text, or a link to a note (at a line when `line` is set)."""
+
+    text: str
+    path: str | None = None
+    line: int | None = None
+
+
+def link_spans(text: str, known: Collection[str], default_path: str | None = None) -> list[Span]:
+    """Split a reply into text and links: note paths, and "(line N)" / "N 行目" references.
+
+    A path links when it is one of the workspace's notes (`known`; any valid path while the
+    list is not loaded). A line reference links to the note named last before it in the
+    reply, else to `default_path` (the note the turn's tools read); with neither it stays text.
+    """
+    spans: list[Span] = []
+    current, done = default_path, 0
+    for match in _REF.finditer(text):
+        path, line = match.group("path"), None
+        if path is not None:
+            if not _is_note(path, known):
+                continue
+            current = path
+        else:
+            line = int(match.group("paren") or match.group("word") or match.group("ja"))
+            if current is None or line < 1:
+                continue
+            path = current
+        if match.start() > done:
+            spans.append(Span(text[done:match.start()]))
+        spans.append(Span(match.group(0), path, line))
+        done = match.end()
+    if done < len(text) or not spans:
+        spans.append(Span(text[done:]))
+    return spans
+
+
+def _is_note(path: str, known: Collection[str]) -> bool:
+    if known:
+        return path in known
+    try:
+        check_path(path)
+    except PathError:
+        return False
+    return True
+
+
+def turn_path(tool_calls: Iterable[dict]) -> str | None:
+    """The note a turn's tools read (the last one that names a path), for bare line numbers."""
+    path = None
+    for call in tool_calls:
+        args = call.get("arguments") if isinstance(call, dict) else None
+        result = call.get("result") if isinstance(call, dict) else None
+        for source in (args, result):
+            if isinstance(source, dict) and isinstance(source.get("path"), str):
+                path = source["path"]
+    return path

@@ -117,6 +117,11 @@ class App:
 
     # -- navigation (the frameset does the work) ---------------------------------------
 
-    async def open_note(self, path: str, *, new_frame: bool = False) -> None:
+    async def open_note(self, path: str, *, new_frame: bool = False,
+                        line: int | None = None) -> None:
+        """Open a note in the active Inbox frame; with `line`, in Edit at that line."""
         if self.frameset:
-            await self.frameset.open_note(path, new_frame=new_frame)
+            frame = await self.frameset.open_note(path, new_frame=new_frame,
+                                                  view="edit" if line else None)
+            if line and frame is not None:
+                frame.goto_line(line)
