@@ -160,7 +160,7 @@ def apply(
             text, edits_of(proposal), max_bytes=min(max_bytes, edit_rules.MAX_RESULT_BYTES)
         )
     except edit_rules.EditError as exc:
-        raise Conflict(_changed_message(exc)) from None
+        raise Conflict(edit_rules.changed_message(exc)) from None
     size = documents.check_text(new_text, max_bytes=max_bytes)
     _claim(db, proposal, via=VIA_SERVER, revision=read_revision + 1, now=now)
     saved = db.scalars(
@@ -180,20 +180,6 @@ def apply(
     db.commit()
     proposal.status, proposal.applied_via = APPLIED, VIA_SERVER
     return saved
-
-
-def _changed_message(exc: edit_rules.EditError) -> str:
-    if exc.reason == edit_rules.NOT_FOUND:
-        return (
-            f"Edit {exc.index}: the text it would change is no longer in the note (it was "
-            "edited since the proposal was made); nothing was changed."
-        )
-    if exc.reason == edit_rules.AMBIGUOUS:
-        return (
-            f"Edit {exc.index}: the text it would change now occurs more than once in the note, "
-            "so it is not clear where to apply it; nothing was changed."
-        )
-    return f"{exc.message} Nothing was changed."
 
 
 def mark_applied_in_editor(
