@@ -25,6 +25,7 @@ from reliability_helpers import (
     put_note,
     row,
     set_row,
+    tool,
     turn,
 )
 
@@ -135,6 +136,81 @@ def _tool(w, c, kind):
     return call_tool(c, w.cid, "read_active_note"), None
 
 
+def _search(w, c, kind):
+    return c.get("/api/workspaces/personal/search", params={"q": "secret"}), None
+
+
+def _proposal(w) -> tuple[str, str]:
+    """A fresh pending proposal of alice's on a fresh note: (proposal url, note url)."""
+    path, url = w.fresh_note()
+    result = tool(w.alice, w.cid, "propose_edit",
+                  {"path": path, "edits": [{"append": "- [ ] cell"}]})
+    assert result["ok"], result
+    return f"/api/assistant/conversations/{w.cid}/proposals/{result['proposalId']}", url
+
+
+def _proposals(w, c, kind):
+    return c.get(f"/api/assistant/conversations/{w.cid}/proposals"), None
+
+
+def _proposal_get(w, c, kind):
+    proposal, _ = _proposal(w)
+    return c.get(proposal), None
+
+
+def _proposal_apply(w, c, kind):
+    proposal, url = _proposal(w)
+    return c.post(f"{proposal}/apply"), url
+
+
+def _proposal_applied_in_editor(w, c, kind):
+    proposal, _ = _proposal(w)
+    return c.post(f"{proposal}/applied-in-editor"), None
+
+
+def _proposal_discard(w, c, kind):
+    proposal, _ = _proposal(w)
+    return c.post(f"{proposal}/discard"), None
+
+
+def _inline(w, c, kind):
+    body = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
+            "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
+    return c.post("/api/assistant/inline", json=body), None
+
+
+def _tokens(w, c, kind):
+    return c.get("/api/tokens"), None
+
+
+def _token_create(w, c, kind):
+    return c.post("/api/tokens", json={"name": "cell", "expiresInDays": 1}), None
+
+
+def _token_revoke(w, c, kind):
+    made = w.alice.post("/api/tokens", json={"name": "alice's", "expiresInDays": 1})
+    return c.delete(f"/api/tokens/{made.json()['id']}"), None
+
+
+def _sharing(w, c, kind):
+    return c.get("/api/active-note/sharing"), None
+
+
+def _sharing_put(w, c, kind):
+    return c.put("/api/active-note/sharing", json={"enabled": False}), None
+
+
+def _publish(w, c, kind):
+    published = dict(pointer(NOTE, "m/base.md").to_meta(), path="m/base.md", view="edit")
+    body = {"windowId": "w-cell", "workspaceId": "personal", "pointer": published}
+    return c.put("/api/active-note", json=body), None
+
+
+SIGNED_IN = {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401}
+OWNER = {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}
+MEMBER = {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}
+
+
 ROUTES = {
     # (method, template): (call, {caller: status})
     ("GET", "/api/health"): (_health, dict.fromkeys(CALLERS, 200)),
@@ -163,6 +239,26 @@ ROUTES = {
         "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
     ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (_tool, {
         "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
+    ("GET", "/api/workspaces/{ws}/search"): (_search, MEMBER),
+    ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
+    ("GET", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"): (
+        _proposal_get, OWNER),
+    ("POST", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/apply"): (
+        _proposal_apply, OWNER),
+    ("POST",
+     "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/applied-in-editor"): (
+        _proposal_applied_in_editor, OWNER),
+    ("POST", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/discard"): (
+        _proposal_discard, OWNER),
+    ("POST", "/api/assistant/inline"): (_inline, MEMBER),
+    ("GET", "/api/tokens"): (_tokens, SIGNED_IN),
+    ("POST", "/api/tokens"): (_token_create, {**SIGNED_IN, "member": 201, "non-member": 201}),
+    ("DELETE", "/api/tokens/{token_id}"): (_token_revoke, {**OWNER, "member": 204}),
+    ("GET", "/api/active-note/sharing"): (_sharing, SIGNED_IN),
+    ("PUT", "/api/active-note/sharing"): (_sharing_put, SIGNED_IN),
+    # Sharing is off by default: the owner's publication is refused (409) and stores nothing;
+    # a non-member of the pointer's workspace is refused before that.
+    ("PUT", "/api/active-note"): (_publish, {**MEMBER, "member": 409}),
 }
 
 
@@ -174,6 +270,8 @@ def _effect(w: World, route: tuple[str, str], kind: str, response, url: str | No
         assert w.text(url) == ("overwritten" if allowed else NOTE)
     if url is not None and method == "DELETE":
         assert w.text(url) is None if allowed else w.text(url) == NOTE
+    if url is not None and template.endswith("/apply"):
+        assert w.text(url) == (NOTE + "- [ ] cell" if allowed else NOTE)
     if url is not None and template.endswith("/move"):
         assert w.text(url) is None if allowed else w.text(url) == NOTE
         assert (w.text(url + ".moved") == NOTE) is allowed
@@ -318,6 +416,29 @@ def _writes(w: World):
             "conversationId": w.cid, "workspaceId": "personal", "message": "summarise this"}}),
         ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (
             "POST", f"/api/assistant/conversations/{w.cid}/tools/read_active_note", {"json": {}}),
+        **_later_writes(w),
+    }
+
+
+def _later_writes(w: World):
+    """The state-changing routes of proposals, the inline command and outside agents."""
+    made = w.alice.post("/api/tokens", json={"name": "kept", "expiresInDays": 1}).json()
+    proposal, _ = _proposal(w)
+    conv = "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"
+    inline = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
+              "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
+    return {
+        ("POST", f"{conv}/apply"): ("POST", f"{proposal}/apply", {}),
+        ("POST", f"{conv}/applied-in-editor"): ("POST", f"{proposal}/applied-in-editor", {}),
+        ("POST", f"{conv}/discard"): ("POST", f"{proposal}/discard", {}),
+        ("POST", "/api/assistant/inline"): ("POST", "/api/assistant/inline", {"json": inline}),
+        ("POST", "/api/tokens"): ("POST", "/api/tokens",
+                                  {"json": {"name": "forged", "expiresInDays": 1}}),
+        ("DELETE", "/api/tokens/{token_id}"): ("DELETE", f"/api/tokens/{made['id']}", {}),
+        ("PUT", "/api/active-note/sharing"): ("PUT", "/api/active-note/sharing",
+                                              {"json": {"enabled": True}}),
+        ("PUT", "/api/active-note"): ("PUT", "/api/active-note", {"json": {
+            "windowId": "w-forged", "workspaceId": "personal", "pointer": None}}),
     }
 
 
@@ -347,6 +468,8 @@ def test_cross_origin_writes_are_refused_on_every_state_changing_route(app, subt
     assert w.text("/api/workspaces/personal/documents/m/base.md") == NOTE
     assert w.text("/api/workspaces/personal/documents/m/stolen.md") is None
     assert row(app, w.cid) == before
+    assert [t["name"] for t in w.alice.get("/api/tokens").json()] == ["kept"]
+    assert w.alice.get("/api/active-note/sharing").json() == {"enabled": False}
     after = len(w.alice.get(f"/api/assistant/conversations/{w.cid}").json()["messages"])
     assert after == messages
     # And the same requests from the page's own origin do go through (the guard is not
