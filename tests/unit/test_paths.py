@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-import unicodedata
 
 from ambient.paths import (
     INVISIBLE_CHARS,
