@@ -117,6 +117,9 @@ class InlineCommand:
             outcome = Outcome(None, describe(exc))
         if generation != self._generation or self.state != WAITING:
             return  # closed, or asked again, meanwhile
+        if not self._alive():
+            self._reset()  # the frame shows another note now: the answer has nowhere to go
+            return
         if outcome.replacement is None:
             self._show_message(outcome.message or "No change was made.")
             return
