@@ -15,6 +15,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 import ambient
+from backend.snapshot import check_snapshot
 
 # The page's folder: the copy an installed wheel carries (setup.py puts it here), else the
 # checkout's web/. ANA_WEB_DIR overrides both.
@@ -87,6 +88,7 @@ def mount_web(app: FastAPI, settings: object) -> None:
     vendor = web_dir / "vendor"
     if not (vendor / "pyodide" / "pyodide.mjs").is_file():
         raise RuntimeError(f"{vendor} is missing the browser runtime; run ./dev setup")
+    check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     index = (web_dir / "index.html").read_bytes()
     bundle = python_bundle(web_dir)
     bundle_etag = '"' + hashlib.sha256(bundle).hexdigest()[:16] + '"'

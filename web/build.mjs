@@ -53,3 +53,4 @@ await build({
   logLevel: "warning",
 });
 console.log(`web/vendor ready: ${readdirSync(vendor).join(", ")} (pyscript: ${kept.size} modules)`);
+await import("./snapshot.mjs"); // the Pyodide memory snapshot, made from the runtime just copied
