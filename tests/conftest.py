@@ -19,7 +19,9 @@ one database per test. `ANA_TEST_POSTGRES_URL` points the tests at an existing s
 from __future__ import annotations
 
 import glob
+import hashlib
 import itertools
+import json
 import os
 import shutil
 import socket
@@ -189,6 +191,12 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     web = tmp_path_factory.mktemp("web")
     (web / "vendor" / "pyodide").mkdir(parents=True)
     (web / "vendor" / "pyodide" / "pyodide.mjs").write_text("// test stub\n")
+    # A snapshot built from no inputs: backend.snapshot accepts it, so it is never stale here.
+    (web / "vendor" / "snapshot").mkdir()
+    (web / "vendor" / "snapshot" / "stub.snapshot").write_bytes(b"stub")
+    manifest = {"file": "stub.snapshot", "sha256": hashlib.sha256(b"stub").hexdigest(),
+                "inputs": {"runtime": {}, "python": {}}}
+    (web / "vendor" / "snapshot" / "manifest.json").write_text(json.dumps(manifest))
     (web / "static").mkdir()
     (web / "index.html").write_text("<!doctype html><title>test</title>\n")
     (web / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
