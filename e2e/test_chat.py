@@ -115,6 +115,7 @@ def test_paths_and_lines_in_a_reply_open_the_note_there(alice: Page):
     editor = frame.locator(".cm-content")
     expect(editor).to_be_focused()
     assert editor.evaluate(CURSOR_LINE) == 5
+    assert "#" not in alice.url  # the link opened the note, not an address
     # A line in another reply opens that note at its line too, in the same frame.
     send(alice, "which notes mention roadmap?")
     link = replies(alice).last.locator('[data-testid="chat-note-link"][data-line]').first

@@ -163,13 +163,13 @@ class ChatView:
         self.log.append(item)
         self.log.scrollTop = self.log.scrollHeight
 
-    async def _log_click(self, event) -> None:
+    def _log_click(self, event) -> None:
         link = event.target.closest("a.note-ref")
         if not link:
             return
-        event.preventDefault()
+        event.preventDefault()  # now, not after an await: the "#" must not reach the address
         line = link.dataset.line
-        await self.ctx.open_note(str(link.dataset.path), line=int(line) if line else None)
+        spawn(self.ctx.open_note(str(link.dataset.path), line=int(line) if line else None))
 
     # -- send --------------------------------------------------------------------------
     def _keydown(self, event) -> None:
