@@ -62,9 +62,21 @@ def test_turns_and_tool_calls_are_limited_per_user(app_factory):
     assert TestClient(app).post("/api/assistant/turns", json=turn).status_code == 401
 
 
+def test_the_inline_command_is_limited_per_user(app_factory):
+    app = app_factory(route_rate_limit="3/minute")
+    seed_world(app)
+    alice, bob = sign_in(TestClient(app), "alice"), sign_in(TestClient(app), "bob")
+    body = {"workspaceId": "team", "path": "a.md", "instruction": "uppercase",
+            "selection": {"from": 0, "to": 2, "text": "hi"}, "before": "", "after": ""}
+    statuses = [alice.post("/api/assistant/inline", json=body).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    assert bob.post("/api/assistant/inline", json=body).json()["replacement"] == "HI"
+
+
 def test_the_openapi_documents_429_where_it_can_happen(client):
     paths = client.get("/api/openapi.json").json()["paths"]
     assert "429" in paths["/api/session"]["post"]["responses"]
     assert "429" in paths["/api/assistant/turns"]["post"]["responses"]
     tools = paths["/api/assistant/conversations/{conversation_id}/tools/{name}"]["post"]
     assert "429" in tools["responses"]
+    assert "429" in paths["/api/assistant/inline"]["post"]["responses"]

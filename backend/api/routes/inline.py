@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, Depends, HTTPException
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -13,6 +13,7 @@ from backend.assistant import inline, turns
 from backend.assistant.llm import LLMAgent
 from backend.errors import error_responses
 from backend.services import workspaces as workspaces_service
+from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
@@ -69,7 +70,8 @@ class InlineOut(BaseModel):
     "/inline",
     response_model=InlineOut,
     summary="Answer an inline command about a selection (nothing is stored)",
-    responses=error_responses(401, 403, 422),
+    responses=error_responses(401, 403, 422, 429),
+    dependencies=[Depends(per_user("inline"))],  # backend.throttle: 429 past route_rate_limit
 )
 def post_inline(
     body: InlineIn, user: CurrentUser, db: SessionDep, settings: SettingsDep
