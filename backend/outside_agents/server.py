@@ -26,6 +26,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from backend.db import utcnow
+from backend.errors import TooManyRequests
 from backend.outside_agents import tools
 from backend.services import tokens as tokens_service
 
@@ -192,6 +193,13 @@ class McpGuard:
                 status_code=401,
                 headers={"WWW-Authenticate": 'Bearer realm="ambient-notes"'},
             )
+            await response(scope, receive, send)
+            return
+        try:  # the same per-user budget as turns and tools (backend.throttle)
+            scope["app"].state.throttle.hit_route("mcp", user_id)
+        except TooManyRequests as exc:
+            response = JSONResponse({"detail": str(exc)}, status_code=429,
+                                    headers={"Retry-After": str(exc.retry_after)})
             await response(scope, receive, send)
             return
         scope[USER_KEY] = user_id

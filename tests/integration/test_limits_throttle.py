@@ -80,3 +80,22 @@ def test_the_openapi_documents_429_where_it_can_happen(client):
     tools = paths["/api/assistant/conversations/{conversation_id}/tools/{name}"]["post"]
     assert "429" in tools["responses"]
     assert "429" in paths["/api/assistant/inline"]["post"]["responses"]
+
+
+def test_mcp_requests_are_limited_per_user(app_factory):
+    app = app_factory(route_rate_limit="3/minute")
+    seed_world(app)
+    with TestClient(app) as client:  # the MCP session manager runs in the lifespan
+        sign_in(client, "alice")
+        token = client.post("/api/tokens", json={"name": "t", "expiresInDays": 1}).json()["token"]
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"Authorization": f"Bearer {token}",
+                   "Accept": "application/json, text/event-stream"}
+        statuses = [client.post("/mcp", json=ping, headers=headers).status_code
+                    for _ in range(4)]
+        assert statuses == [200, 200, 200, 429]
+        limited = client.post("/mcp", json=ping, headers=headers)
+        assert limited.status_code == 429 and int(limited.headers["Retry-After"]) <= 60
+        # A bad token is still 401, never 429.
+        bad = {**headers, "Authorization": "Bearer nope"}
+        assert client.post("/mcp", json=ping, headers=bad).status_code == 401
