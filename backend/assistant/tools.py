@@ -38,6 +38,8 @@ AMBIENT_OFF_TEXT = (
     "the note, or to switch \"this note\" back on with the chip above the chat."
 )
 
+ACTIVE_HEADING = "The note open on the user's screen is"
+
 # Access failure reasons, shared by every document tool.
 NO_ROW = "no_delivery_row"
 EXPIRED = "expired"
@@ -98,7 +100,8 @@ class _Authority:
     ambient_meta: str | None
 
 
-def _failure(reason: str, **extra: Any) -> dict:
+def failure(reason: str, **extra: Any) -> dict:
+    """A document tool's failure answer: the reason and its one plain-language text."""
     return {"ok": False, "reason": reason, "text": access_failure_message(reason), **extra}
 
 
@@ -117,11 +120,11 @@ def _authorize(ctx: ToolContext) -> _Authority | dict:
         ).where(AgentDeliveryCredential.conversation_id == ctx.conversation_id)
     ).first()
     if row is None or row.user_id != ctx.user_id:
-        return _failure(NO_ROW)
+        return failure(NO_ROW)
     if row.expires_at <= now:
-        return _failure(EXPIRED)
+        return failure(EXPIRED)
     if row.key_session_id is None:
-        return _failure(NO_KEY_SESSION)
+        return failure(NO_KEY_SESSION)
     key = key_sessions.get_valid(
         ctx.db,
         key_session_id=row.key_session_id,
@@ -130,9 +133,9 @@ def _authorize(ctx: ToolContext) -> _Authority | dict:
         now=now,
     )
     if key is None:
-        return _failure(KEY_SESSION_INVALID)
+        return failure(KEY_SESSION_INVALID)
     if not workspaces.is_member(ctx.db, user_id=row.user_id, workspace_id=row.workspace_id):
-        return _failure(NOT_MEMBER)
+        return failure(NOT_MEMBER)
     return _Authority(row.workspace_id, row.ambient_path, row.ambient_view, row.ambient_meta)
 
 
@@ -153,20 +156,24 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return data[:end]
 
 
-def _fetch(ctx: ToolContext, auth: _Authority, path: object) -> Document | dict:
+def _fetch(db: Session, workspace_id: str, path: object) -> Document | dict:
     """The saved note at `path`, or the failure every document tool gives for it."""
     try:
         path = check_path(path)
-        return documents.get_document(ctx.db, workspace_id=auth.workspace_id, path=path)
+        return documents.get_document(db, workspace_id=workspace_id, path=path)
     except (PathError, BadPath):
-        return _failure(BAD_PATH)
+        return failure(BAD_PATH)
     except NotFound:
-        return _failure(MISSING_DOCUMENT)
+        return failure(MISSING_DOCUMENT)
 
 
-def _read(ctx: ToolContext, auth: _Authority, path: object, max_bytes: int) -> dict:
-    """Fetch a saved note through the same checks for both document tools."""
-    doc = _fetch(ctx, auth, path)
+def read_saved(db: Session, workspace_id: str, path: object, max_bytes: int) -> dict:
+    """The saved note at `path`, cut to `max_bytes`, or the failure for it (unframed).
+
+    The caller has already checked its authority over `workspace_id` (a delivery row here,
+    a token's membership for MCP); both channels read through this one function.
+    """
+    doc = _fetch(db, workspace_id, path)
     if isinstance(doc, dict):
         return doc
     data = doc.content.encode("utf-8")
@@ -185,7 +192,27 @@ def _read(ctx: ToolContext, auth: _Authority, path: object, max_bytes: int) -> d
     }
 
 
-def _frame(result: dict, heading: str) -> dict:
+def compare_with_pointer(result: dict, pointer: codec.Pointer, *, need_flushed: bool) -> None:
+    """Mark a complete read stale (with the caveat) unless it is what the page measured.
+
+    Only a complete copy can be compared; `need_flushed` also asks that nothing was unsaved.
+    """
+    if result["partial"]:
+        return
+    fresh = _fresh(pointer, result["bytes"], result["_sha256"], need_flushed=need_flushed)
+    result["stale"] = not fresh
+    result["caveat"] = None if fresh else CAVEAT
+
+
+def selection_of(pointer: codec.Pointer) -> dict | None:
+    """The pointer's selection as the tools answer it."""
+    if pointer.selection is None:
+        return None
+    return {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
+
+
+def frame(result: dict, heading: str) -> dict:
+    """A successful read_saved result with its text for the model (the digest dropped)."""
     result = dict(result)
     result.pop("_sha256", None)
     size = f"{result['bytes']:,} bytes"
@@ -203,7 +230,12 @@ def list_documents(ctx: ToolContext) -> dict:
     auth = _authorize(ctx)
     if isinstance(auth, dict):
         return auth
-    docs = documents.list_documents(ctx.db, workspace_id=auth.workspace_id)
+    return list_saved(ctx.db, auth.workspace_id)
+
+
+def list_saved(db: Session, workspace_id: str) -> dict:
+    """The workspace's notes as list_documents answers them (authority already checked)."""
+    docs = documents.list_documents(db, workspace_id=workspace_id)
     listing = [
         {
             "path": d.path,
@@ -215,18 +247,18 @@ def list_documents(ctx: ToolContext) -> dict:
     ]
     if listing:
         lines = "\n".join(f"- {d['path']} ({d['bytes']:,} bytes)" for d in listing)
-        text = f"Notes in workspace {auth.workspace_id} ({len(listing)}):\n{lines}"
+        text = f"Notes in workspace {workspace_id} ({len(listing)}):\n{lines}"
     else:
-        text = f"Workspace {auth.workspace_id} has no notes yet."
-    return {"ok": True, "workspaceId": auth.workspace_id, "documents": listing, "text": text}
+        text = f"Workspace {workspace_id} has no notes yet."
+    return {"ok": True, "workspaceId": workspace_id, "documents": listing, "text": text}
 
 
 def read_document(ctx: ToolContext, path: str, max_bytes: int | None = None) -> dict:
     auth = _authorize(ctx)
     if isinstance(auth, dict):
         return auth
-    result = _read(ctx, auth, path, clamp_max_bytes(max_bytes))
-    return _frame(result, "Note") if result["ok"] else result
+    result = read_saved(ctx.db, auth.workspace_id, path, clamp_max_bytes(max_bytes))
+    return frame(result, "Note") if result["ok"] else result
 
 
 def _no_pointer(ctx: ToolContext) -> dict:
@@ -242,16 +274,17 @@ def _active_pointer(ctx: ToolContext, auth: _Authority) -> codec.Pointer | dict:
     try:
         check_path(auth.ambient_path)
     except PathError:
-        return _failure(BAD_PATH)  # the same failure read_document gives for that path
+        return failure(BAD_PATH)  # the same failure read_document gives for that path
     try:
         return codec.from_columns(auth.ambient_path, auth.ambient_view, auth.ambient_meta)
     except codec.PointerError:  # unreadable metadata: as good as no pointer
         return _no_pointer(ctx)
 
 
-def _fresh(pointer: codec.Pointer, size: int, sha256: str) -> bool:
-    """Does the complete saved copy match what the page measured, with nothing unsaved?"""
-    return size == pointer.bytes and sha256 == pointer.sha256 and pointer.flushed
+def _fresh(pointer: codec.Pointer, size: int, sha256: str, *, need_flushed: bool = True) -> bool:
+    """Does the complete saved copy match what the page measured (with nothing unsaved)?"""
+    matches = size == pointer.bytes and sha256 == pointer.sha256
+    return matches and (pointer.flushed or not need_flushed)
 
 
 def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
@@ -261,21 +294,13 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
     pointer = _active_pointer(ctx, auth)
     if isinstance(pointer, dict):
         return pointer
-    result = _read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
+    result = read_saved(ctx.db, auth.workspace_id, pointer.path, clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
-    if not result["partial"]:
-        # Only a complete copy can be compared with what the page measured.
-        fresh = _fresh(pointer, result["bytes"], result["_sha256"])
-        result["stale"] = not fresh
-        result["caveat"] = None if fresh else CAVEAT
+    compare_with_pointer(result, pointer, need_flushed=True)
     result["view"] = pointer.view
-    result["selection"] = (
-        {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
-        if pointer.selection
-        else None
-    )
-    return _frame(result, "The note open on the user's screen is")
+    result["selection"] = selection_of(pointer)
+    return frame(result, ACTIVE_HEADING)
 
 
 def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -> dict:
@@ -296,7 +321,7 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
     elif auth.ambient_path is not None and auth.ambient_path == path:
         found = _active_pointer(ctx, auth)
         pointer = None if isinstance(found, dict) else found
-    doc = _fetch(ctx, auth, path)
+    doc = _fetch(ctx.db, auth.workspace_id, path)
     if isinstance(doc, dict):
         return doc
     text, revision, doc_path = doc.content, doc.revision, doc.path

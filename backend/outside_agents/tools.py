@@ -12,10 +12,10 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from backend.assistant import tools as assistant_tools
-from backend.assistant.tools import CAVEAT, NOT_MEMBER, clamp_max_bytes
+from backend.assistant.tools import NOT_MEMBER, clamp_max_bytes
 from backend.errors import BadRequest
 from backend.services import active_note as active_note_service
-from backend.services import documents, search, workspaces
+from backend.services import search, workspaces
 
 SHARING_OFF = "sharing_off"
 NO_ACTIVE_NOTE = "no_active_note"
@@ -37,35 +37,14 @@ def _no_access(workspace_id: str, db: Session, user_id: int) -> dict | None:
     """The assistant's not-a-member failure, or None when the user may read the workspace."""
     if workspaces.is_member(db, user_id=user_id, workspace_id=workspace_id):
         return None
-    return assistant_tools._failure(NOT_MEMBER)
-
-
-def _context(db: Session, user_id: int, workspace_id: str):
-    ctx = assistant_tools.ToolContext(db=db, conversation_id="", user_id=user_id)
-    auth = assistant_tools._Authority(workspace_id, None, None, None)
-    return ctx, auth
+    return assistant_tools.failure(NOT_MEMBER)
 
 
 def list_documents(db: Session, *, user_id: int, workspace_id: str) -> dict:
     refused = _no_access(workspace_id, db, user_id)
     if refused:
         return refused
-    docs = documents.list_documents(db, workspace_id=workspace_id)
-    listing = [
-        {
-            "path": d.path,
-            "bytes": d.bytes,
-            "revision": d.revision,
-            "updatedAt": d.updated_at.isoformat().replace("+00:00", "Z"),
-        }
-        for d in docs
-    ]
-    if listing:
-        lines = "\n".join(f"- {d['path']} ({d['bytes']:,} bytes)" for d in listing)
-        text = f"Notes in workspace {workspace_id} ({len(listing)}):\n{lines}"
-    else:
-        text = f"Workspace {workspace_id} has no notes yet."
-    return {"ok": True, "workspaceId": workspace_id, "documents": listing, "text": text}
+    return assistant_tools.list_saved(db, workspace_id)
 
 
 def read_document(
@@ -74,11 +53,10 @@ def read_document(
     refused = _no_access(workspace_id, db, user_id)
     if refused:
         return refused
-    ctx, auth = _context(db, user_id, workspace_id)
-    result = assistant_tools._read(ctx, auth, path, clamp_max_bytes(max_bytes))
+    result = assistant_tools.read_saved(db, workspace_id, path, clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
-    framed = assistant_tools._frame(result, "Note")
+    framed = assistant_tools.frame(result, "Note")
     framed["workspaceId"] = workspace_id
     return framed
 
@@ -115,23 +93,17 @@ def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: da
     if refused:
         return refused
     pointer = active.pointer
-    ctx, auth = _context(db, user_id, active.workspace_id)
-    result = assistant_tools._read(ctx, auth, pointer.path, clamp_max_bytes(max_bytes))
+    result = assistant_tools.read_saved(
+        db, active.workspace_id, pointer.path, clamp_max_bytes(max_bytes)
+    )
     if not result["ok"]:
         return result
-    if not result["partial"]:  # only a complete copy can be compared with the measurement
-        fresh = result["bytes"] == pointer.bytes and result["_sha256"] == pointer.sha256
-        result["stale"] = not fresh
-        result["caveat"] = None if fresh else CAVEAT
-    framed = assistant_tools._frame(result, "The note open on the user's screen is")
+    assistant_tools.compare_with_pointer(result, pointer, need_flushed=False)
+    framed = assistant_tools.frame(result, assistant_tools.ACTIVE_HEADING)
     framed.update(
         workspaceId=active.workspace_id,
         view=pointer.view,
-        selection=(
-            {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
-            if pointer.selection
-            else None
-        ),
+        selection=assistant_tools.selection_of(pointer),
         publishedAt=active.refreshed_at.isoformat().replace("+00:00", "Z"),
     )
     return framed
