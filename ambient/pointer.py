@@ -129,7 +129,7 @@ def sha256_prefix(data: bytes) -> str:
 def _decode(value: str | bytes) -> Pointer:
     # Length first: an oversized value is refused before any decoding work.
     if len(value) > MAX_HEADER_BYTES:
-        raise PointerError("longer than 2048 bytes")
+        raise PointerError(f"longer than {MAX_HEADER_BYTES} bytes")
     if isinstance(value, bytes):
         try:
             value = value.decode("ascii")

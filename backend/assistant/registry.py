@@ -9,6 +9,7 @@ from typing import Any
 from ambient import edits as edit_rules
 from backend.assistant import tools
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
+from backend.services import search
 
 log = logging.getLogger("ambient.assistant.tools")
 
@@ -47,7 +48,7 @@ SPECS: dict[str, dict[str, Any]] = {
     "search_notes": {
         "description": "Find the notes that contain every word of a search (case-insensitive; "
         "Japanese matches inside words). Answers each note's path, first matching line and a "
-        "snippet, at most 50.",
+        f"snippet, at most {search.MAX_RESULTS}.",
         "parameters": {
             "type": "object",
             "properties": {"query": {"type": "string", "description": "Words to look for."}},

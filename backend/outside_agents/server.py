@@ -28,6 +28,7 @@ from starlette.types import Receive, Scope, Send
 from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.outside_agents import tools
+from backend.services import search
 from backend.services import tokens as tokens_service
 
 MCP_PATH = "/mcp"
@@ -133,8 +134,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
         annotations=READ_ONLY,
         description=(
             "Search a workspace's notes for every word of a query (case-insensitive, "
-            "Japanese included); answers up to 50 notes with the line and a snippet. Call "
-            "this for 'which notes mention ...' or to find a note by its content."
+            f"Japanese included); answers up to {search.MAX_RESULTS} notes with the line and a "
+            "snippet. Call this for 'which notes mention ...' or to find a note by its content."
         ),
     )
     def search_notes(

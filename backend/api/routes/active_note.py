@@ -88,5 +88,7 @@ def _checked_pointer(obj: dict[str, Any]) -> codec.Pointer:
     except codec.PointerError as exc:
         raise BadRequest(f"The pointer is not valid: {exc}.") from None
     if not fits:
-        raise BadRequest("The pointer is not valid: longer than 2048 bytes once encoded.")
+        raise BadRequest(
+            f"The pointer is not valid: longer than {codec.MAX_HEADER_BYTES} bytes once encoded."
+        )
     return pointer
