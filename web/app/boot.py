@@ -37,6 +37,7 @@ async def main() -> None:
         _install_app_keys(shell)
         # 4. The session cookie decides: straight in, or the sign-in form first.
         enter = (lambda: enter_popout(ctx, shell, request)) if request else shell.enter
+        _boot_status("Signing in…")
         ctx.user = await ctx.api.session()
         if ctx.user is None:
             shell.show_sign_in(enter)
@@ -44,7 +45,7 @@ async def main() -> None:
             await enter()
     except Exception as exc:  # noqa: BLE001 - raise the flag anyway; the page says what failed
         report(exc)
-        root.replaceChildren(_failure(describe(exc)))
+        window.anaBootFailed(describe(exc))  # says what failed, offers a reload (prefetch.js)
     # 5. Ready.
     performance.mark("ana:ready")
     document.documentElement.dataset.ready = "true"
@@ -74,9 +75,8 @@ def _install_app_keys(shell) -> None:
     _keep.append(keys)
 
 
-def _failure(message: str):
-    el = document.createElement("p")
-    el.className = "problem"
-    el.setAttribute("role", "alert")
-    el.textContent = f"The app could not start: {message} Reload the page to try again."
-    return el
+def _boot_status(text: str) -> None:
+    """Move the boot screen's progress line on (it goes when the app draws itself)."""
+    status = document.getElementById("boot-status")
+    if status:
+        status.textContent = text

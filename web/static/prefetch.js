@@ -9,3 +9,32 @@ window.anaPrefetch = new Map([
   ["/api/session", get("/api/session")],
   ["/api/workspaces", get("/api/workspaces")],
 ]);
+
+// The boot screen: honest progress until the app draws itself, and a failure to boot says
+// what failed and offers a reload. The interpreter loader (pyodide-snapshot.mjs) and
+// app/boot.py move the steps on; anything that stops the page before its ready flag lands here.
+const status = document.getElementById("boot-status");
+if (status) status.textContent = "Downloading the app…";
+
+function bootFailed(what) {
+  const root = document.documentElement;
+  if (root.dataset.ready === "true" || root.dataset.bootFailed === "true") return;
+  root.dataset.bootFailed = "true";
+  const box = document.createElement("div");
+  box.className = "problem boot-failure";
+  box.setAttribute("role", "alert");
+  box.dataset.testid = "boot-error";
+  const text = document.createElement("p");
+  text.textContent = `The app could not start: ${what}`;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.testid = "boot-reload";
+  button.textContent = "Reload";
+  button.addEventListener("click", () => location.reload());
+  box.append(text, button);
+  document.getElementById("app").replaceChildren(box);
+}
+window.anaBootFailed = bootFailed;
+const reason = (value) => (value && value.message) || String(value);
+window.addEventListener("error", (event) => bootFailed(reason(event.error || event.message)));
+window.addEventListener("unhandledrejection", (event) => bootFailed(reason(event.reason)));

@@ -24,5 +24,6 @@ export async function loadPyodide(options = {}) {
   const pyodide = await load({ ...options, indexURL: "/vendor/pyodide/", _loadSnapshot: snapshot });
   // The snapshot froze `random`'s seed from the build: give each window its own again.
   pyodide.runPython("import random; random.seed()");
+  status("Loading the app…");
   return pyodide;
 }
