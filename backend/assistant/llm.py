@@ -6,6 +6,7 @@ import json
 import logging
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import openai
@@ -178,36 +179,12 @@ class LLMAgent:
         raise _Stop("loop")
 
     def _complete(self, messages, turn_id, iteration) -> dict:
-        start = time.perf_counter()
-        status = None
-        try:
+        with _model_call(turn_id, iteration, stream=False) as call:
             completion = self.client.chat.completions.create(
                 model=self.model, messages=messages, tools=tool_schemas()
             )
-            status = 200
-        except openai.APITimeoutError:
-            raise _Stop("timeout") from None
-        except openai.APIConnectionError:
-            raise _Stop("unreachable") from None
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            raise _Stop("status", status=status) from None
-        except (openai.OpenAIError, ValueError, TypeError):
-            raise _Stop("malformed") from None
-        finally:
-            log.info(
-                "llm_call",
-                extra={
-                    "fields": {
-                        "turn_id": turn_id,
-                        "iteration": iteration,
-                        "status": status,
-                        "duration_ms": round((time.perf_counter() - start) * 1000, 2),
-                    }
-                },
-            )
+            call["status"] = 200
         return _first_message(completion)
-
 
     def stream(
         self, ctx: ToolContext, message: str, *, turn_id: str | None = None, history=None
@@ -248,13 +225,11 @@ class LLMAgent:
             yield "result", AgentResult(_ERRORS[stop.kind][lang].format(**stop.fmt), calls)
 
     def _stream_completion(self, messages, turn_id, iteration) -> Iterator[tuple[str, Any]]:
-        start = time.perf_counter()
-        status = None
-        try:
+        with _model_call(turn_id, iteration, stream=True) as call:
             stream = self.client.chat.completions.create(
                 model=self.model, messages=messages, tools=tool_schemas(), stream=True
             )
-            status = 200
+            call["status"] = 200
             with stream:  # closed on every exit, Stop (GeneratorExit) included
                 for chunk in stream:
                     if not chunk.choices:
@@ -266,28 +241,32 @@ class LLMAgent:
                         yield "delta", delta.content
                     for tc in delta.tool_calls or []:
                         yield "tool_delta", tc
-        except openai.APITimeoutError:
-            raise _Stop("timeout") from None
-        except openai.APIConnectionError:
-            raise _Stop("unreachable") from None
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            raise _Stop("status", status=status) from None
-        except (openai.OpenAIError, ValueError, TypeError, AttributeError):
-            raise _Stop("malformed") from None
-        finally:
-            log.info(
-                "llm_call",
-                extra={
-                    "fields": {
-                        "turn_id": turn_id,
-                        "iteration": iteration,
-                        "status": status,
-                        "stream": True,
-                        "duration_ms": round((time.perf_counter() - start) * 1000, 2),
-                    }
-                },
-            )
+
+
+@contextmanager
+def _model_call(turn_id, iteration, *, stream: bool) -> Iterator[dict]:
+    """One request to the model: the SDK's failures become a _Stop, and it is logged (no text)."""
+    start = time.perf_counter()
+    call: dict[str, Any] = {"status": None}
+    # A stream's chunks are read attribute by attribute: a malformed one may lack any.
+    malformed = (openai.OpenAIError, ValueError, TypeError) + ((AttributeError,) if stream else ())
+    try:
+        yield call
+    except openai.APITimeoutError:
+        raise _Stop("timeout") from None
+    except openai.APIConnectionError:
+        raise _Stop("unreachable") from None
+    except openai.APIStatusError as exc:
+        call["status"] = exc.status_code
+        raise _Stop("status", status=exc.status_code) from None
+    except malformed:
+        raise _Stop("malformed") from None
+    finally:
+        fields = {"turn_id": turn_id, "iteration": iteration, "status": call["status"]}
+        if stream:
+            fields["stream"] = True
+        fields["duration_ms"] = round((time.perf_counter() - start) * 1000, 2)
+        log.info("llm_call", extra={"fields": fields})
 
 
 def _merge_tool_delta(pending: dict[int, dict], tc: Any) -> None:
