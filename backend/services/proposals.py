@@ -114,6 +114,7 @@ def list_for(db: Session, *, conversation_id: str, user_id: int) -> list[EditPro
 
 
 def edits_of(proposal: EditProposal) -> list[dict]:
+    """The stored edits, as propose_edit received them."""
     return json.loads(proposal.edits)
 
 
@@ -122,20 +123,36 @@ def _refuse_unless_pending(proposal: EditProposal) -> None:
         raise Conflict(_NOT_PENDING.get(proposal.status, _NOT_PENDING[APPLIED]))
 
 
-def _claim(db: Session, proposal: EditProposal, *, via: str, revision: int | None, now) -> None:
-    """pending → applied in the open transaction; Conflict when another request got there first."""
-    claimed = db.execute(
+def _leave_pending(db: Session, proposal: EditProposal, *, lost: str, **values) -> None:
+    """pending → `values` in the open transaction; Conflict when another request got there first.
+
+    `lost` is the message when the row was no longer pending and its status cannot say more.
+    """
+    moved = db.execute(
         update(EditProposal)
         .where(EditProposal.id == proposal.id, EditProposal.status == PENDING)
-        .values(status=APPLIED, applied_via=via, applied_revision=revision, updated_at=now)
+        .values(**values)
         .returning(EditProposal.id)
         .execution_options(synchronize_session=False)
     ).first()
-    if claimed is None:
+    if moved is None:
         db.rollback()
         db.refresh(proposal)
         _refuse_unless_pending(proposal)
-        raise Conflict(_NOT_PENDING[APPLIED])
+        raise Conflict(lost)
+
+
+def _claim(db: Session, proposal: EditProposal, *, via: str, revision: int | None, now) -> None:
+    """pending → applied in the open transaction (see _leave_pending)."""
+    _leave_pending(
+        db,
+        proposal,
+        lost=_NOT_PENDING[APPLIED],
+        status=APPLIED,
+        applied_via=via,
+        applied_revision=revision,
+        updated_at=now,
+    )
 
 
 def apply(
@@ -195,18 +212,9 @@ def mark_applied_in_editor(
 def discard(db: Session, *, proposal: EditProposal, now: datetime | None = None) -> None:
     """pending → discarded; Conflict when it is not pending."""
     _refuse_unless_pending(proposal)
-    done = db.execute(
-        update(EditProposal)
-        .where(EditProposal.id == proposal.id, EditProposal.status == PENDING)
-        .values(status=DISCARDED, updated_at=now or utcnow())
-        .returning(EditProposal.id)
-        .execution_options(synchronize_session=False)
-    ).first()
-    if done is None:
-        db.rollback()
-        db.refresh(proposal)
-        _refuse_unless_pending(proposal)
-        raise Conflict(_NOT_PENDING[DISCARDED])
+    _leave_pending(
+        db, proposal, lost=_NOT_PENDING[DISCARDED], status=DISCARDED, updated_at=now or utcnow()
+    )
     db.commit()
     proposal.status = DISCARDED
 
