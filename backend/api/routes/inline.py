@@ -18,6 +18,7 @@ from backend.throttle import per_user
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
 MAX_INSTRUCTION_CHARS = 2_000
+_AT_MOST = f"at most {inline_context.CONTEXT_BYTES:,} bytes"
 
 
 def _unicode(value: str) -> str:
@@ -34,7 +35,9 @@ class SelectionIn(BaseModel):
 
     from_: int = Field(alias="from", ge=0, description="CodeMirror position (UTF-16 units).")
     to: int = Field(ge=0, description="CodeMirror position (UTF-16 units), at least `from`.")
-    text: str = Field(description="The selected text: at most 16,384 bytes of UTF-8.")
+    text: str = Field(
+        description=f"The selected text: at most {inline_context.SELECTION_BYTES:,} bytes of UTF-8."
+    )
 
     _text_is_unicode = field_validator("text")(_unicode)
 
@@ -46,8 +49,8 @@ class InlineIn(BaseModel):
     path: str = Field(min_length=1, max_length=4096, description="The note's path.")
     instruction: str = Field(min_length=1, max_length=MAX_INSTRUCTION_CHARS)
     selection: SelectionIn
-    before: str = Field("", description="Whole lines before the selection, at most 2,048 bytes.")
-    after: str = Field("", description="Whole lines after the selection, at most 2,048 bytes.")
+    before: str = Field("", description=f"Whole lines before the selection, {_AT_MOST}.")
+    after: str = Field("", description=f"Whole lines after the selection, {_AT_MOST}.")
 
     _texts_are_unicode = field_validator("instruction", "before", "after")(_unicode)
 
