@@ -8,6 +8,7 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
+from backend.assistant.replies import NO_NOTE_OFF
 from e2e.ambient_helpers import TURNS, chip, frames, inbox, open_note, send
 from e2e.conftest import Server, new_context, sign_in, wait_ready
 
@@ -138,3 +139,14 @@ def test_the_main_chip_says_when_the_note_is_open_in_another_window(alice: Page)
     expect(chip(alice)).to_contain_text("No note open")
     expect(chip(alice)).not_to_contain_text("another window")
 
+
+
+def test_switched_off_the_reply_says_this_note_is_off(alice: Page):
+    open_note(alice, "welcome.md")
+    assistant(alice).get_by_test_id("ambient-toggle").click()
+    expect(chip(alice)).to_have_attribute("data-enabled", "false")
+    turn = send(alice, "summarise this")
+    assert turn.headers.get("x-ambient-off") == "1"
+    assert "x-ambient-note" not in turn.headers  # nothing captured
+    text = replies(alice).last.locator(".message-text")
+    expect(text).to_have_text(NO_NOTE_OFF["en"])  # not "I don't see a note open"

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page
 from app.api_model import ApiError, OfflineError
 from app.chat_model import Chat, Span, ambient_off_key, conversation_key, link_spans, turn_path
 
-from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import decode
 from ambient.store import AmbientStore
 from tests.unit.fakes import FakeRuntime
@@ -90,10 +90,22 @@ def test_ambient_off_sends_no_pointer_and_is_remembered_per_conversation():
     assert storage[ambient_off_key("c1")] == "1"
     asyncio.run(chat.send("hello"))
     assert HEADER_NAME not in server.calls[0][0]
+    assert server.calls[0][0][AMBIENT_OFF_HEADER] == "1"  # the server says "this note" is off
     chat.new_conversation()  # a new conversation starts with the chip on
     assert chat.ambient_enabled()
     asyncio.run(chat.send("hello"))
-    assert HEADER_NAME in server.calls[1][0]
+    assert HEADER_NAME in server.calls[1][0] and AMBIENT_OFF_HEADER not in server.calls[1][0]
+
+
+def test_the_off_header_goes_only_while_the_toggle_is_off():
+    server = Server({"reply": "ok"}, {"reply": "ok"}, {"reply": "ok"})
+    chat = make(server)  # no note open: still no off header while the toggle is on
+    asyncio.run(chat.send("one"))
+    chat.flip_ambient()
+    asyncio.run(chat.send("two"))
+    chat.flip_ambient()
+    asyncio.run(chat.send("three"))
+    assert [AMBIENT_OFF_HEADER in headers for headers, _ in server.calls] == [False, True, False]
 
 
 def test_a_404_starts_a_new_conversation_once_and_retries():

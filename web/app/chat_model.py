@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ambient.capture import capture
-from ambient.contract import HEADER_NAME, KEY_SESSION_HEADER
+from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.paths import PathError, check_path
 from app.api_model import ApiError, describe
 
@@ -141,9 +141,12 @@ class Chat:
         restarted = False
         try:
             headers = {KEY_SESSION_HEADER: await self._keys.get(workspace)}
-            ambient = await capture(self._store, enabled=self.ambient_enabled(),
+            enabled = self.ambient_enabled()
+            ambient = await capture(self._store, enabled=enabled,
                                     since_epoch=epoch, also_flush=list(self._pending()))
-            if ambient.header:
+            if not enabled:  # nothing captured; the server says "this note" is off
+                headers[AMBIENT_OFF_HEADER] = "1"
+            elif ambient.header:
                 headers[HEADER_NAME] = ambient.header
             body = {"conversationId": conversation, "workspaceId": workspace, "message": message}
             try:
