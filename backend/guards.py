@@ -54,7 +54,8 @@ class BodyLimitMiddleware:
             return
         limit = self.limit_for(scope)
         declared = Headers(scope=scope).get("content-length", "").strip()
-        if declared.isdigit() and int(declared) > limit:
+        # isascii: str.isdigit() also accepts '²', which int() refuses (latin-1 header bytes).
+        if declared.isascii() and declared.isdigit() and int(declared) > limit:
             response = JSONResponse(
                 {"detail": too_large(limit)}, status_code=413, headers={"Connection": "close"}
             )
