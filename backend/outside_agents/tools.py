@@ -13,7 +13,6 @@ from sqlalchemy.orm import Session
 
 from backend.assistant import tools as assistant_tools
 from backend.assistant.tools import NOT_MEMBER, clamp_max_bytes
-from backend.errors import BadRequest
 from backend.services import active_note as active_note_service
 from backend.services import search, workspaces
 
@@ -67,7 +66,7 @@ def search_notes(db: Session, *, user_id: int, workspace_id: str, query: str) ->
         return refused
     try:
         hits = search.search(db, workspace_id=workspace_id, query=query)
-    except BadRequest as exc:  # the search's own plain message (empty, too long, ...)
+    except search.InvalidQuery as exc:  # the search's own plain message (empty, too long, ...)
         return {"ok": False, "reason": SEARCH_REFUSED, "text": exc.message}
     if hits:
         lines = "\n".join(f"- {h['path']}, line {h['line']}: {h['snippet']}" for h in hits)
