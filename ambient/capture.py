@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ambient.contract import EDIT
 from ambient.pointer import Pointer, Selection, encode, now_iso
 from ambient.store import AmbientStore
 
@@ -74,7 +75,7 @@ async def capture(
     if runtime is None:
         return Capture(None, None, "discarded")
 
-    selection = snapshot.get("selection") if runtime.view == "edit" else None
+    selection = snapshot.get("selection") if runtime.view == EDIT else None
     pointer = Pointer(
         path=runtime.path,
         view=runtime.view,

@@ -6,7 +6,8 @@ HEADER_NAME = "X-Ambient-Note"  # the pointer header (ambient.pointer encodes an
 KEY_SESSION_HEADER = "X-Key-Session"  # the workspace key session a turn carries
 AMBIENT_OFF_HEADER = "X-Ambient-Off"  # "1": the user switched "this note" off (no pointer)
 
-VIEWS = ("edit", "preview", "todo", "mindmap")  # an Inbox frame's views, in button order
+EDIT, PREVIEW, TODO, MINDMAP = "edit", "preview", "todo", "mindmap"
+VIEWS = (EDIT, PREVIEW, TODO, MINDMAP)  # an Inbox frame's views, in button order
 
 INBOX, ASSISTANT, FILES = "inbox", "assistant", "files"
 FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order

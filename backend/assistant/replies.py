@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ambient.contract import EDIT
 from backend.assistant import skills, tools
 
 HELP = {
@@ -196,7 +197,7 @@ def mentions(term: str, found: list[skills.Mention], searched: int, total: int, 
 def quote(path: str, result: dict, lang: str) -> str:
     """Quote the selection recorded with the pointer, when the saved copy can be trusted."""
     selection = result.get("selection")
-    if result.get("view") != "edit" or selection is None:
+    if result.get("view") != EDIT or selection is None:
         if lang == "ja":
             return (
                 f"「{path}」は編集ビューで開かれていないため、選択範囲がありません。"
