@@ -4,6 +4,7 @@ a chip that says when the note is open in another window."""
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -150,3 +151,31 @@ def test_switched_off_the_reply_says_this_note_is_off(alice: Page):
     assert "x-ambient-note" not in turn.headers  # nothing captured
     text = replies(alice).last.locator(".message-text")
     expect(text).to_have_text(NO_NOTE_OFF["en"])  # not "I don't see a note open"
+
+
+def test_stop_abandons_a_turn_in_flight_and_frees_the_composer(alice: Page):
+    held: list = []
+    alice.route(f"**{TURNS}", lambda route: held.append(route))  # the model never answers
+    scope = assistant(alice)
+    stop = scope.get_by_test_id("assistant-stop")
+    expect(stop).to_be_hidden()
+    scope.get_by_test_id("assistant-input").fill("think hard about this")
+    with alice.expect_request(lambda r: r.url.endswith(TURNS) and r.method == "POST"):
+        scope.get_by_test_id("assistant-send").click()
+    expect(stop).to_be_visible()
+    expect(scope.get_by_test_id("assistant-send")).to_be_disabled()
+    with alice.expect_event("requestfailed", lambda r: r.url.endswith(TURNS)):
+        stop.click()  # the fetch itself is aborted, not only ignored
+    expect(stop).to_be_hidden()
+    messages = scope.get_by_test_id("assistant-message")
+    expect(messages).to_have_count(2)
+    expect(messages.first).to_have_text("think hard about this")  # the user's message stays
+    expect(messages.last).to_have_text("Stopped.")
+    expect(scope.get_by_test_id("assistant-send")).to_be_enabled()
+    expect(scope.get_by_test_id("assistant-input")).to_be_focused()
+    assert len(held) == 1
+    alice.unroute(f"**{TURNS}")
+    with suppress(Exception):  # the aborted request is gone; releasing it must not matter
+        held[0].abort()
+    send(alice, "hello again")  # the next send works normally
+    expect(scope.get_by_test_id("assistant-message")).to_have_count(4)

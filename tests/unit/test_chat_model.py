@@ -219,3 +219,55 @@ def test_bare_line_numbers_use_the_note_the_tools_read():
     assert turn_path([]) is None
     spans = link_spans("Nothing is selected: the cursor is on line 2.", KNOWN, turn_path(calls))
     assert [(s.path, s.line) for s in spans if s.path] == [("todo.md", 2)]
+
+
+def test_stop_cancels_the_turn_in_flight_and_keeps_the_key_session():
+    keys = Keys()
+    started, cancelled = asyncio.Event(), []
+
+    async def turn(headers, body):
+        started.set()
+        try:
+            await asyncio.sleep(60)  # a model thinking
+        except asyncio.CancelledError:
+            cancelled.append(body["message"])
+            raise
+        return {"reply": "late"}
+
+    async def scenario():
+        chat = Chat(keys=keys, turn=turn, store=AmbientStore(), storage=Storage(),
+                    new_id=lambda: "c1")
+        chat.switch("alice", "personal")
+        running = asyncio.ensure_future(chat.send("think hard"))
+        await started.wait()
+        assert chat.sending
+        chat.stop()
+        sent = await running
+        return chat, sent
+
+    chat, sent = asyncio.run(scenario())
+    assert sent.stopped and sent.reply is None and not sent.error and sent.current
+    assert cancelled == ["think hard"]  # the request itself was cancelled
+    assert keys.forgotten == [] and not chat.sending
+    chat.stop()  # nothing in flight: nothing happens
+    assert chat.can_send("again")
+
+
+def test_stop_wins_over_an_abort_error_and_a_next_send_is_normal():
+    async def scenario():
+        chat = None
+
+        async def turn(headers, body):
+            if body["message"] == "one":
+                chat.stop()  # the page aborted the fetch: it fails as offline
+                raise OfflineError("aborted")
+            return {"reply": "two back"}
+
+        chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
+                    new_id=lambda: "c1")
+        chat.switch("alice", "personal")
+        return await chat.send("one"), await chat.send("two")
+
+    first, second = asyncio.run(scenario())
+    assert first.stopped and not first.error
+    assert second.reply == {"reply": "two back"} and not second.stopped

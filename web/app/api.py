@@ -43,7 +43,8 @@ class Api:
     """The page's one fetch helper; every request is same-origin with the session cookie."""
 
     async def call(self, method: str, url: str, *, body: str | None = None, data=None,
-                   headers: dict | None = None, timeout: float = TIMEOUT) -> Reply:
+                   headers: dict | None = None, timeout: float = TIMEOUT,
+                   signal=None) -> Reply:
         if method == "GET" and (early := await _prefetched(url)) is not None:
             return early
         options: dict = {"method": method, "credentials": "same-origin", "cache": "no-store"}
@@ -58,7 +59,7 @@ class Api:
         options["headers"] = sent
         try:
             async with asyncio.timeout(timeout):
-                response = await pyfetch(url, **options)
+                response = await pyfetch(url, signal=signal, **options)  # signal: Stop
                 text = await response.text()
         except (OSError, TimeoutError) as exc:
             raise OfflineError("offline — retrying") from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from js import localStorage
+from js import AbortController, localStorage
 
 from app.chat_model import TURNS_URL, Chat, conversation_url, link_spans, turn_path
 from app.dom import Listeners, h, spawn
@@ -60,6 +60,10 @@ class ChatView:
                                     "placeholder": PLACEHOLDER, "title": PLACEHOLDER})
         self.send_button = h("button", {"type": "submit", "text": "Send",
                                         "data-testid": "assistant-send"})
+        self.stop_button = h("button", {"type": "button", "text": "Stop", "hidden": True,
+                                        "class": "stop", "data-testid": "assistant-stop",
+                                        "title": "Stop waiting for this reply"})
+        self._abort = None
         self.status = h("p", {"class": "assistant-status", "role": "status"})
         self.new_chat = h("button", {"type": "button", "class": "new-chat", "text": "New chat",
                                      "data-testid": "assistant-new-chat",
@@ -67,12 +71,13 @@ class ChatView:
         form = h("form", {"class": "composer"},
                  h("label", {"for": input_id, "class": "visually-hidden",
                              "text": "Message the assistant"}),
-                 self.input, self.send_button)
+                 self.input, self.stop_button, self.send_button)
         bar = h("div", {"class": "assistant-bar"}, self.chip, self.new_chat)
         self.container.append(h("div", {"class": "assistant"},
                                 bar, self.log, self.status, form))
         self.listeners.on(self.toggle, "click", lambda event: self.flip_toggle())
         self.listeners.on(self.new_chat, "click", lambda event: self.start_new_chat())
+        self.listeners.on(self.stop_button, "click", lambda event: self.stop())
         self.listeners.on(self.log, "click", self._log_click)
         self.listeners.on(form, "submit", lambda event: self.send(), prevent=True)
         self.listeners.on(self.input, "keydown", self._keydown)
@@ -190,14 +195,26 @@ class ChatView:
         self.input.value = ""  # what the user types next is theirs; restored only on failure
         self.add_message("user", message)
         self.status.textContent = "Working…"
+        self._abort = AbortController.new()
+        self.stop_button.hidden = False
         try:
             sent = await self.chat.send(message)
         finally:
             self.send_button.disabled = False
+            self.stop_button.hidden = True
+            self._abort = None
         if sent is None:
             return
         if sent.restarted:
             self.render_chip()
+        if sent.stopped:  # the user's message stays; the box is free for the next one
+            if sent.current:
+                self.log.append(h("li", {"class": "message notice", "data-role": "notice",
+                                         "data-testid": "assistant-message",
+                                         "text": "Stopped."}))
+            self.status.textContent = ""
+            self.input.focus()
+            return
         if sent.error:
             if not self.input.value:
                 self.input.value = message
@@ -208,9 +225,16 @@ class ChatView:
                              sent.reply.get("toolCalls") or [])
         self.status.textContent = ""
 
+    def stop(self) -> None:
+        """Stop: abort the turn's fetch and stop waiting for it."""
+        self.chat.stop()
+        if self._abort is not None:
+            self._abort.abort()
+
     async def _turn(self, headers: dict, body: dict) -> dict:
+        signal = self._abort.signal if self._abort is not None else None
         reply = await self.ctx.api.ok("POST", TURNS_URL, headers=headers, timeout=TURN_TIMEOUT,
-                                      data=body)
+                                      data=body, signal=signal)
         return reply.json() or {}
 
 

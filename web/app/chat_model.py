@@ -9,6 +9,7 @@ localStorage).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Iterable
@@ -54,6 +55,11 @@ class Sent:
     error: str = ""
     restarted: bool = False  # the stored id was refused (404): a new conversation began
     current: bool = True  # False when the user moved to another conversation meanwhile
+    stopped: bool = False  # the user pressed Stop: no reply, nothing said wrong
+
+
+class _Stopped(Exception):
+    """Stop was pressed before the turn's request began."""
 
 
 class Chat:
@@ -79,6 +85,8 @@ class Chat:
         self.workspace: str | None = None
         self.conversation_id: str | None = None
         self.sending = False
+        self._stop = False
+        self._task: asyncio.Task | None = None
 
     # -- conversation ------------------------------------------------------------------
 
@@ -122,6 +130,22 @@ class Chat:
 
     # -- send ---------------------------------------------------------------------------
 
+    def stop(self) -> None:
+        """Stop the send in flight: its request is cancelled and `send` answers `stopped`."""
+        if self.sending:
+            self._stop = True
+            if self._task is not None:
+                self._task.cancel()  # pyfetch aborts its fetch when cancelled
+
+    async def _send_turn(self, headers: dict, body: dict) -> dict:
+        if self._stop:
+            raise _Stopped
+        self._task = asyncio.ensure_future(self._turn(headers, body))
+        try:
+            return await self._task
+        finally:
+            self._task = None
+
     def can_send(self, message: str) -> bool:
         return bool(message.strip()) and not self.sending and bool(self.conversation_id)
 
@@ -130,12 +154,13 @@ class Chat:
 
         None when there is nothing to send (empty, a send running, no workspace). A failure
         forgets the workspace's key session (the server may have refused it) and comes back
-        as words; the caller keeps the message for the user.
+        as words; the caller keeps the message for the user. After `stop()` it answers
+        `stopped` (no reply, no error) whatever the request came to.
         """
         message = message.strip()
         if not self.can_send(message):
             return None
-        self.sending = True
+        self.sending, self._stop = True, False
         epoch = self._store.epoch  # a workspace switch from here on voids the capture
         workspace, conversation = self.workspace, self.conversation_id
         restarted = False
@@ -150,22 +175,29 @@ class Chat:
                 headers[HEADER_NAME] = ambient.header
             body = {"conversationId": conversation, "workspaceId": workspace, "message": message}
             try:
-                reply = await self._turn(headers, body)
+                reply = await self._send_turn(headers, body)
             except ApiError as error:
-                if error.status != 404 or conversation != self.conversation_id:
+                if self._stop or error.status != 404 or conversation != self.conversation_id:
                     raise
                 # The stored id is not ours (another user's, or deleted): start afresh once.
                 conversation, restarted = self.new_conversation(), True
-                reply = await self._turn(headers, {**body, "conversationId": conversation})
+                reply = await self._send_turn(headers, {**body, "conversationId": conversation})
+        except asyncio.CancelledError:
+            if not self._stop:
+                raise
+            reply = None
         except Exception as failure:  # noqa: BLE001 - said in words; the message is kept
-            with suppress(Exception):
-                self._keys.forget(workspace)
-            return Sent(conversation, error=describe(failure), restarted=restarted,
-                        current=conversation == self.conversation_id)
+            if not self._stop:
+                with suppress(Exception):
+                    self._keys.forget(workspace)
+                return Sent(conversation, error=describe(failure), restarted=restarted,
+                            current=conversation == self.conversation_id)
         finally:
             self.sending = False
-        return Sent(conversation, reply=reply or {}, restarted=restarted,
-                    current=conversation == self.conversation_id)
+        current = conversation == self.conversation_id
+        if self._stop:  # Stop wins even over a reply that just came; the key session stays
+            return Sent(conversation, restarted=restarted, stopped=True, current=current)
+        return Sent(conversation, reply=reply or {}, restarted=restarted, current=current)
 
 
 # -- links in replies --------------------------------------------------------------------
