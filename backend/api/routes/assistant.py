@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
+from ambient.pointer import MAX_HEADER_BYTES
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
 from backend.assistant import ingress, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
@@ -125,8 +126,8 @@ def post_turn(
         str | None,
         Header(
             alias=HEADER_NAME,
-            description="The ambient pointer: unpadded base64url JSON, at most 2,048 bytes. "
-            "A bad value is treated as absent.",
+            description="The ambient pointer: unpadded base64url JSON, at most "
+            f"{MAX_HEADER_BYTES:,} bytes. A bad value is treated as absent.",
         ),
     ] = None,
     ambient_off: Annotated[
