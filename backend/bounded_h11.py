@@ -62,8 +62,9 @@ class BoundedH11Protocol(H11Protocol):
         self.transport.close()
 
     def _refuse_header(self) -> None:
-        body = b"The request header section is larger than 16 KiB."
-        self.logger.info("Refused a request whose header section is over 16 KiB.")
+        kib = MAX_HEADER_BYTES // 1024
+        body = f"The request header section is larger than {kib} KiB.".encode()
+        self.logger.info("Refused a request whose header section is over %d KiB.", kib)
         self.transport.write(
             b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
             b"content-type: text/plain; charset=utf-8\r\nx-content-type-options: nosniff\r\n"
