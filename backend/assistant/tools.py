@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -303,6 +304,11 @@ def read_active_note(ctx: ToolContext, max_bytes: int | None = None) -> dict:
     return frame(result, ACTIVE_HEADING)
 
 
+def _nfc(path: str) -> str:
+    """Paths name one note in any Unicode spelling (stored and looked up in NFC)."""
+    return unicodedata.normalize("NFC", path) if isinstance(path, str) else path
+
+
 def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -> dict:
     """Store a proposal for the note at `path` (default: the active note); never writes it.
 
@@ -318,7 +324,7 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
         if isinstance(pointer, dict):
             return pointer
         path = pointer.path
-    elif auth.ambient_path is not None and auth.ambient_path == path:
+    elif auth.ambient_path is not None and _nfc(auth.ambient_path) == _nfc(path):
         found = _active_pointer(ctx, auth)
         pointer = None if isinstance(found, dict) else found
     doc = _fetch(ctx.db, auth.workspace_id, path)

@@ -118,6 +118,16 @@ def test_a_stale_active_note_carries_the_caveat(app, alice_client):
     assert result["text"].endswith(CAVEAT)
 
 
+def test_the_open_note_named_in_another_unicode_spelling_is_still_compared(app, alice_client):
+    put_note(alice_client, "personal", "caf\u00e9.md", PLAN)
+    key = key_session(alice_client)
+    cid = new_id()
+    on_screen = PLAN + "typed but not saved\n"
+    ok_turn(alice_client, cid, "hi", key=key, note=header_for(pointer(on_screen, "caf\u00e9.md")))
+    result = propose(alice_client, cid, [{"append": "x"}], path="cafe\u0301.md")  # NFD
+    assert result["ok"] and result["stale"] is True and result["caveat"] == CAVEAT
+
+
 def test_without_a_path_and_no_open_note_it_answers_like_read_active_note(app, alice_client):
     put_note(alice_client, "personal", "plan.md", PLAN)
     key = key_session(alice_client)
