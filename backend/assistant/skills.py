@@ -78,33 +78,16 @@ def _split_sentences(block: str) -> list[str]:
 
 
 def _sections(text: str) -> list[tuple[str | None, int, list[str]]]:
-    """Split the note into (heading, level, sentences) outside fenced code."""
+    """Split the note into (heading, level, sentences), reading blocks as CommonMark does."""
     found: list[tuple[str | None, int, list[str]]] = [(None, 0, [])]
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        if paragraph:
-            found[-1][2].extend(_split_sentences(plain(" ".join(paragraph))))
-            paragraph.clear()
-
-    heading = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-    for _, line in md.visible_lines(text):
-        m = heading.match(line)
-        if m:
-            flush()
-            found.append((plain(m.group(2)), len(m.group(1)), []))
-            continue
-        item = md.parse_item(line)
-        if item is not None:
-            flush()
-            if item[1] and item[2] is None:  # tasks are reported by todo_report instead
-                found[-1][2].append(plain(item[1]))
-            continue
-        if not line.strip() or line.lstrip().startswith((">", "|")) and not line.strip("|-: "):
-            flush()
-            continue
-        paragraph.append(line.strip().lstrip("> ").strip())
-    flush()
+    for block in md.blocks(text):
+        if block.kind == "heading":
+            found.append((plain(block.text), block.level, []))
+        elif block.kind == "item" and block.text:
+            found[-1][2].append(plain(block.text))
+        elif block.kind == "paragraph":
+            found[-1][2].extend(_split_sentences(plain(block.text)))
+        # tasks are reported by todo_report instead
     return [s for s in found if s[0] is not None or s[2]]
 
 

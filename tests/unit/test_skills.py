@@ -127,3 +127,17 @@ def test_find_mentions():
     assert skills.find_mentions(docs, "  ") == []
     # Full-width letters match their ASCII form.
     assert skills.find_mentions({"w.md": "ＢＵＤＧＥＴ"}, "budget")[0].count == 1
+
+
+def test_summary_reads_blocks_as_commonmark_does():
+    text = (
+        "Plan\n====\n\n"  # a setext heading is a heading
+        "> The venue is booked for May.\n\n"  # a quoted paragraph is text to summarise
+        "    # not a heading, indented code\n\n"
+        "Setup\n-----\n\nChairs arrive at nine.\n"
+    )
+    summary = skills.summarize(text)
+    assert summary.title == "Plan"
+    assert [s.heading for s in summary.sections] == ["Plan", "Setup"]
+    assert summary.sections[0].sentences == ["The venue is booked for May."]
+    assert summary.sections[1].sentences == ["Chairs arrive at nine."]
