@@ -11,3 +11,5 @@ VIEWS = (EDIT, PREVIEW, TODO, MINDMAP)  # an Inbox frame's views, in button orde
 
 INBOX, ASSISTANT, FILES = "inbox", "assistant", "files"
 FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order
+
+MAX_NOTE_BYTES = 1_048_576  # a note's largest UTF-8 size (the default note limit, 413 past it)

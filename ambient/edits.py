@@ -21,10 +21,11 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ambient.contract import MAX_NOTE_BYTES
 from ambient.markdown import to_cm
 
 MAX_EDITS = 20
-MAX_RESULT_BYTES = 1_048_576
+MAX_RESULT_BYTES = MAX_NOTE_BYTES
 
 NOT_FOUND = "not_found"
 AMBIGUOUS = "ambiguous"

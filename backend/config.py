@@ -9,6 +9,8 @@ from limits import parse as parse_rate_limit
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ambient.contract import MAX_NOTE_BYTES
+
 ENV_PREFIX = "ANA_"
 DEFAULT_SECRET_KEY = "dev-insecure-secret-change-me"
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +77,7 @@ class Settings(BaseSettings):
         60, gt=0, description="How long a workspace key session lasts, in minutes."
     )
     max_note_bytes: int = Field(
-        1_048_576, gt=0, description="Largest note accepted, in UTF-8 bytes (larger gets 413)."
+        MAX_NOTE_BYTES, gt=0, description="Largest note accepted, in UTF-8 bytes (larger gets 413)."
     )
     log_level: str = Field("INFO", description="Log level: DEBUG, INFO, WARNING or ERROR.")
     cookie_secure: bool | None = Field(
