@@ -231,6 +231,7 @@ def test_the_token_panel_creates_copies_lists_and_revokes(alice: Page, mcp_serve
     panel.get_by_test_id("token-name").fill("Claude Code")
     panel.get_by_test_id("token-expiry").select_option("7")
     panel.get_by_test_id("token-create").click()
+    expect(panel.get_by_test_id("token-created")).to_be_visible()  # shown once, here only
     value = panel.get_by_test_id("token-value")
     expect(value).to_be_visible()
     token = value.input_value()
@@ -239,7 +240,8 @@ def test_the_token_panel_creates_copies_lists_and_revokes(alice: Page, mcp_serve
     expect(panel.get_by_test_id("sharing-status")).to_have_text("Token copied to the clipboard.")
     assert alice.evaluate("navigator.clipboard.readText()") == token
 
-    row = panel.locator('[data-testid="token-row"]', has_text="Claude Code")
+    row = panel.get_by_test_id("token-list").locator(
+        '[data-testid="token-row"]', has_text="Claude Code")
     expect(row).to_have_count(1)
     expect(row.get_by_test_id("token-last-used")).to_have_text("never")
     assert mcp_call(base, token, "list_documents", workspaceId="personal")["ok"] is True
@@ -249,6 +251,7 @@ def test_the_token_panel_creates_copies_lists_and_revokes(alice: Page, mcp_serve
     expect(panel).to_be_hidden()
     panel = open_panel(alice)
     expect(panel.get_by_test_id("token-value")).to_have_count(0)
+    expect(panel.get_by_test_id("token-created")).to_be_hidden()
     expect(row.get_by_test_id("token-last-used")).not_to_have_text("never")
     assert token not in panel.inner_text()
 
