@@ -27,8 +27,8 @@ def settings_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="serve.py",
-        description="Run the Ambient Note Awareness server.",
+        prog="ambient-notes [serve]",
+        description="Run the Ambient Note Awareness server (from a checkout: python serve.py).",
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def settings_from_args(argv: list[str] | None = None) -> Settings:
     """Settings from the environment, with the given command-line options on top."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["serve"]:  # `ambient-notes serve --demo` reads like the other forms
+        argv = argv[1:]
     args = build_parser().parse_args(argv)
     overrides = {
         name: getattr(args, name) for name in CLI_FIELDS if getattr(args, name) is not None

@@ -53,6 +53,7 @@ def test_env_and_cli_precedence(monkeypatch, tmp_path):
     assert (settings.port, settings.host, settings.data_dir) == (9002, "0.0.0.0", tmp_path)
     assert settings.demo is False
     assert serve.settings_from_args(["--demo"]).demo is True
+    assert serve.settings_from_args(["serve", "--demo", "--port", "9003"]).port == 9003
 
 
 def test_default_database_is_sqlite_in_data_dir(tmp_path):
