@@ -68,6 +68,7 @@ class Server:
     data_dir: Path
     port: int = field(default_factory=free_port)
     process: subprocess.Popen | None = None
+    env: dict = field(default_factory=dict)  # extra ANA_* settings, e.g. a fake model server
 
     @property
     def url(self) -> str:
@@ -83,7 +84,7 @@ class Server:
         self.process = subprocess.Popen(
             [sys.executable, "serve.py", "--demo", "--data-dir", str(self.data_dir),
              "--port", str(self.port)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **self.env},
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

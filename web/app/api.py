@@ -65,6 +65,36 @@ class Api:
             raise OfflineError("offline — retrying") from exc
         return Reply(response.status, {k.lower(): v for k, v in response.headers.items()}, text)
 
+    async def open(self, method: str, url: str, *, data=None, headers: dict | None = None,
+                   timeout: float = TIMEOUT, signal=None):
+        """Send a JSON request and answer once the headers are in: (status, headers, response).
+
+        The body is left unread for the caller: `chunks(response)` for a stream, or `text()`.
+        """
+        sent = {**(headers or {}), "Content-Type": "application/json"}
+        try:
+            async with asyncio.timeout(timeout):
+                response = await pyfetch(url, method=method, credentials="same-origin",
+                                         cache="no-store", headers=sent, body=json.dumps(data),
+                                         signal=signal)
+        except (OSError, TimeoutError) as exc:
+            raise OfflineError("offline — retrying") from exc
+        return (response.status, {k.lower(): v for k, v in response.headers.items()},
+                response)
+
+    async def chunks(self, response, *, idle: float = TIMEOUT):
+        """The body's bytes as they arrive (a read waits at most `idle` seconds)."""
+        reader = response.js_response.body.getReader()  # Stop ends it through the fetch's signal
+        while True:
+            try:
+                async with asyncio.timeout(idle):
+                    part = await reader.read()
+            except (OSError, TimeoutError) as exc:
+                raise OfflineError("offline — retrying") from exc
+            if part.done:
+                return
+            yield part.value.to_bytes()
+
     async def ok(self, method: str, url: str, **kwargs) -> Reply:
         """Like `call`, but any status from 400 up raises ApiError (5xx: OfflineError)."""
         reply = await self.call(method, url, **kwargs)

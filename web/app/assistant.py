@@ -7,9 +7,11 @@ import uuid
 
 from js import AbortController, localStorage
 
+from app.api_model import ApiError, OfflineError
 from app.chat_model import TURNS_URL, Chat, conversation_url, link_spans, turn_path
 from app.dom import Listeners, h, spawn
 from app.proposal_card import ProposalCard, is_proposal
+from app.stream_model import STREAM_TYPE, TurnStream
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
 PLACEHOLDER = "Ask about this note… (Enter to send, Shift+Enter for a new line)"
@@ -64,6 +66,7 @@ class ChatView:
                                         "class": "stop", "data-testid": "assistant-stop",
                                         "title": "Stop waiting for this reply"})
         self._abort = None
+        self._live = None  # the reply's bubble while it streams in
         self.status = h("p", {"class": "assistant-status", "role": "status"})
         self.new_chat = h("button", {"type": "button", "class": "new-chat", "text": "New chat",
                                      "data-testid": "assistant-new-chat",
@@ -149,7 +152,8 @@ class ChatView:
             self.add_message(message.get("role", "assistant"), message.get("content", ""),
                              message.get("toolCalls") or [], restored=True)
 
-    def add_message(self, role: str, text: str, tool_calls=(), restored: bool = False) -> None:
+    def add_message(self, role: str, text: str, tool_calls=(), restored: bool = False,
+                    replace=None) -> None:
         body = h("div", {"class": "message-text"})  # text nodes and links, never HTML
         if role == "assistant":
             known = getattr(self.ctx, "known_paths", None) or set()
@@ -165,7 +169,10 @@ class ChatView:
         if restored:  # a reload shows each proposal's outcome
             for card in cards:
                 spawn(card.refresh())
-        self.log.append(item)
+        if replace is not None:  # the streamed bubble becomes the final form in its place
+            replace.replaceWith(item)
+        else:
+            self.log.append(item)
         self.log.scrollTop = self.log.scrollHeight
 
     def _log_click(self, event) -> None:
@@ -203,6 +210,13 @@ class ChatView:
             self.send_button.disabled = False
             self.stop_button.hidden = True
             self._abort = None
+            live, self._live = self._live, None
+        if live is not None:
+            live.dataset.streaming = "false"
+            if sent is not None and sent.stopped:  # what was said stays, as the server keeps it
+                live.dataset.role = "assistant"
+            elif sent is None or sent.error or not sent.current:
+                live.remove()
         if sent is None:
             return
         if sent.restarted:
@@ -222,7 +236,7 @@ class ChatView:
             return
         if sent.current:
             self.add_message("assistant", sent.reply.get("reply", ""),
-                             sent.reply.get("toolCalls") or [])
+                             sent.reply.get("toolCalls") or [], replace=live)
         self.status.textContent = ""
 
     def stop(self) -> None:
@@ -232,10 +246,44 @@ class ChatView:
             self._abort.abort()
 
     async def _turn(self, headers: dict, body: dict) -> dict:
+        """Ask for the stream; show each piece as it comes; answer `done`'s JSON form."""
         signal = self._abort.signal if self._abort is not None else None
-        reply = await self.ctx.api.ok("POST", TURNS_URL, headers=headers, timeout=TURN_TIMEOUT,
-                                      data=body, signal=signal)
-        return reply.json() or {}
+        api = self.ctx.api
+        status, got, response = await api.open(
+            "POST", TURNS_URL, data=body, signal=signal, timeout=TURN_TIMEOUT,
+            headers={**headers, "Accept": STREAM_TYPE})
+        if status >= 400 or not got.get("content-type", "").startswith(STREAM_TYPE):
+            text = str(await response.text())  # a check refused it, or a server without streams
+            if status >= 500:
+                raise OfflineError(f"The server had a problem ({status}).")
+            if status >= 400:
+                raise ApiError.from_response(status, text)
+            return json.loads(text) if text else {}
+        stream = TurnStream()
+        async for chunk in api.chunks(response, idle=TURN_TIMEOUT):
+            for kind, data in stream.feed(chunk):
+                if kind == "delta":
+                    self._live_bubble().lastChild.append(data["text"])  # a text node
+                elif kind == "tool":
+                    self._show_live_tools(stream.tools)
+        return stream.result()
+
+    def _live_bubble(self):
+        if self._live is None:
+            # data-role "streaming" until `done`: the final form (links, tools, cards) replaces it
+            self._live = h("li", {"class": "message assistant", "data-role": "streaming",
+                                  "data-testid": "assistant-message", "data-streaming": "true"},
+                           h("div", {"class": "message-text"}))
+            self.log.append(self._live)
+        self.log.scrollTop = self.log.scrollHeight
+        return self._live
+
+    def _show_live_tools(self, calls: list[dict]) -> None:
+        live = self._live_bubble()
+        fold = live.querySelector(".tool-calls")
+        if fold is not None:
+            fold.remove()
+        live.prepend(_tool_calls(calls))
 
 
 def _tool_calls(calls):
