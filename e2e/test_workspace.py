@@ -266,6 +266,26 @@ def test_search_opens_the_note_at_the_line(alice: Page, server: Server) -> None:
 # -- 6. quick switcher --------------------------------------------------------------------------
 
 
+def test_the_quick_switcher_opened_before_the_list_arrives_still_finds_notes(
+    page: Page, server: Server
+) -> None:
+    held = []
+    page.route("**/api/workspaces/personal/documents", lambda route: held.append(route))
+    sign_in(page, server)
+    page.keyboard.press("Control+o")
+    field = page.get_by_test_id("quick-open-input")
+    expect(field).to_be_focused()
+    field.type("rdmp")
+    expect(page.get_by_test_id("quick-open-item")).to_have_count(0)
+    page.wait_for_function("1", polling=100)  # let the held list requests arrive
+    assert held, "the note list was never requested"
+    for route in held:
+        route.continue_()
+    page.unroute("**/api/workspaces/personal/documents")
+    item = page.get_by_test_id("quick-open-item").first
+    expect(item).to_have_attribute("data-path", "projects/roadmap.md")
+
+
 def test_quick_switcher_on_ctrl_o_and_ctrl_p(alice: Page) -> None:
     alice.keyboard.press("Control+o")
     field = alice.get_by_test_id("quick-open-input")
@@ -278,6 +298,7 @@ def test_quick_switcher_on_ctrl_o_and_ctrl_p(alice: Page) -> None:
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
     expect(frame).to_have_attribute("data-path", "projects/roadmap.md")
     expect(frame).to_have_attribute("data-active", "true")
+    expect(frame.locator(".cm-content")).to_be_focused()  # Enter put the cursor in the note
     alice.keyboard.press("Control+p")  # from inside the editor too
     expect(field).to_be_focused()
     field.type("md")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.dom import Listeners, h
+from app.dom import Listeners, h, spawn
 from app.quick_model import move, rank
 
 
@@ -49,6 +49,15 @@ class QuickOpen:
         self.input.value = ""
         self._filter()
         self.input.focus()
+        if not self.ctx.known_paths:  # opened before the note list arrived: list them now
+            spawn(self._load_paths(self.ctx.workspace_id))
+
+    async def _load_paths(self, workspace_id: str) -> None:
+        docs = await self.ctx.api.documents(workspace_id)
+        if self.ctx.workspace_id == workspace_id and not self.ctx.known_paths:
+            self.ctx.known_paths = {d["path"] for d in docs}
+        if self.is_open:
+            self._filter()  # what was typed meanwhile now finds its notes
 
     def close(self) -> bool:
         """Escape: hide it and give the focus back; True if it was open."""
@@ -112,7 +121,8 @@ class QuickOpen:
         self._return_focus = None  # the focus goes to the note, not back
         self.close()
         frame = await self.ctx.frameset.open_note(path)
-        frame.focus_editor()
+        if not self.is_open:  # reopened while the note loaded: the switcher keeps the focus
+            frame.focus_editor()
 
     def destroy(self) -> None:
         self.listeners.clear()
