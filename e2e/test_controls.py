@@ -248,7 +248,8 @@ def test_note_list_controls(alice: Page, server: Server) -> None:
     expect(rename).to_have_count(0)
     row(alice, "note-rename", path).click()
     rename.fill(f"controls/{name}-2.md")
-    alice.get_by_test_id("note-rename-save").click()
+    with alice.expect_response(lambda r: r.request.method == "POST" and "/move" in r.url):
+        alice.get_by_test_id("note-rename-save").click()
     renamed = f"controls/{name}-2.md"
     expect(row(alice, "note-link", renamed)).to_be_visible()
     assert alice.request.get(f"{docs}/{path}").status == 404
@@ -257,7 +258,8 @@ def test_note_list_controls(alice: Page, server: Server) -> None:
     alice.get_by_test_id("row-cancel").click()
     expect(alice.get_by_test_id("row-delete-confirm")).to_have_count(0)
     row(alice, "note-delete", renamed).click()
-    alice.get_by_test_id("row-delete-confirm").click()
+    with alice.expect_response(lambda r: r.request.method == "DELETE"):  # the row may go first
+        alice.get_by_test_id("row-delete-confirm").click()
     expect(row(alice, "note-link", renamed)).to_have_count(0)
     assert alice.request.get(f"{docs}/{renamed}").status == 404
     expect(alice.get_by_test_id("app-message")).to_be_hidden()  # no error on the way
