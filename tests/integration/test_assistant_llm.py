@@ -145,15 +145,19 @@ def fake() -> Iterator[FakeChat]:
         server.close()
 
 
-@pytest.fixture
-def world(app_factory, fake):
-    app = app_factory(
-        llm_base_url=fake.url, llm_model="test-model", llm_api_key="k-123", llm_timeout_seconds=1
-    )
+def make_world(app_factory, fake: FakeChat, **settings):
+    """An app talking to `fake`, alice signed in with trip.md, a key session, a new id."""
+    app = app_factory(llm_base_url=fake.url, **settings)
     seed_world(app)
     client = sign_in(TestClient(app), "alice")
     put_note(client, "personal", "trip.md", NOTE)
     return app, client, key_session(client, "personal"), new_id()
+
+
+@pytest.fixture
+def world(app_factory, fake):
+    return make_world(app_factory, fake, llm_model="test-model", llm_api_key="k-123",
+                      llm_timeout_seconds=1)
 
 
 def test_tool_call_round_trip(world, fake):

@@ -11,9 +11,14 @@ import httpx
 import pytest
 import uvicorn
 from assistant_helpers import header_for, key_session, new_id, pointer, put_note
-from conftest import PASSWORDS, seed_world, sign_in
-from fastapi.testclient import TestClient
-from test_assistant_llm import NOTE, FakeChat, _text, _tool_call
+from conftest import PASSWORDS
+from test_assistant_llm import (
+    NOTE,
+    FakeChat,
+    _text,
+    _tool_call,
+    make_world,
+)
 
 SSE = {"Accept": "text/event-stream"}
 
@@ -47,11 +52,7 @@ def fake():
 
 @pytest.fixture
 def llm_world(app_factory, fake):
-    app = app_factory(llm_base_url=fake.url, llm_model="m", llm_timeout_seconds=5)
-    seed_world(app)
-    client = sign_in(TestClient(app), "alice")
-    put_note(client, "personal", "trip.md", NOTE)
-    return app, client, key_session(client, "personal"), new_id()
+    return make_world(app_factory, fake, llm_model="m", llm_timeout_seconds=5)
 
 
 def test_a_model_reply_streams_as_deltas_then_done(llm_world, fake):
