@@ -53,6 +53,11 @@ def _close(a: str, b: str) -> bool:
     return OSA.distance(a, b) <= (1 if max(len(a), len(b)) <= 6 else 2)
 
 
+def _same(a: str, b: str) -> bool:
+    """A word written as two ("back up") against one ("backup"): equal, or one slip apart."""
+    return a == b or (min(len(a), len(b)) >= 6 and OSA.distance(a, b) <= 1)
+
+
 def _covered(query: list[str], task: list[str], close: Callable[[str, str], bool]) -> bool:
     """Is every content word of the query found in the task (two task words may make one:
     "backup" is "back up"; two query words may make one task word)?"""
@@ -65,7 +70,7 @@ def _covered(query: list[str], task: list[str], close: Callable[[str, str], bool
     for word in wanted:
         if any(close(word, c) for c in candidates):
             continue
-        if any(word in pair and any(close("".join(pair), c) for c in task) for pair in pairs):
+        if any(word in pair and any(_same("".join(pair), c) for c in task) for pair in pairs):
             continue
         return False
     return True

@@ -220,7 +220,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "ja": "ノートについてのそのような質問への回答",
     },
     "beyond.compare": {"en": "compare notes", "ja": "ノートの比較"},
-    "beyond.verb": {"en": '"{verb}" notes or text', "ja": "「{verb}」という依頼"},
+    "beyond.verb": {"en": "do \"{verb}\"", "ja": "「{verb}」という依頼"},
     "beyond.history": {
         "en": "Sorry, I can't tell what you wrote or changed when: I read notes only as they are "
         "saved now, and neither I nor a language model can see their past versions. Open "
