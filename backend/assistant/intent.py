@@ -54,6 +54,7 @@ _EN_INTENTS = [
             r"\b(?:mention|mentions|mentioning|mentioned|contain|contains|containing)\b",
             r"\b(?:search|find|look for|grep)\b",
             r"\b(?:notes?|documents?|files?) (?:that |which )?(?:talk|refer)s? ",
+            r"\b(?:notes?|documents?|anything) (?:about|on|regarding) ",
         ],
     ),
     (QUOTE, [r"\b(?:select|selected|selection|highlighted|highlight|quote)\b"]),
@@ -80,7 +81,13 @@ _EN_INTENTS = [
             r"\bwhat(?:'s| is| does)? (?:this|it|that)(?: note)? (?:say|about)\b",
         ],
     ),
-    (HELP, [r"^\s*(?:help|hi|hello|hey|thanks|thank you|what can you do)\b"]),
+    (
+        HELP,
+        [
+            r"^\s*(?:help|hi|hello|hey|thanks|thank you)(?: there| again)?[\s!.,?]*$",
+            r"^\s*help\b|\bwhat can you do\b",
+        ],
+    ),
     (READ, [r"\b(?:read|show|open|look at|see|describe|what's in)\b"]),
 ]
 _JA_INTENTS = [
@@ -131,7 +138,7 @@ _EN_EDITS = [
             r"^(?:please\s+)?(?:mark|set)\s+(?P<t>.+?)\s+(?:as\s+)?(?:done|complete|completed|"
             r"finished|checked)" + _END,
             r"^(?:please\s+)?(?:tick|check|cross)\s+off\s+(?P<t>.+?)" + _END,
-            r"^(?:please\s+)?(?:tick|complete)\s+(?P<t>.+?)" + _END,
+            r"^(?:please\s+)?(?:tick|complete|finish)\s+(?P<t>.+?)" + _END,
             r"^(?:i(?:'ve| have)\s+)?(?:done|finished|completed)" + _COLON + r"(?P<t>.+)$",
             r"^i(?:'ve| have)?\s+(?:just\s+)?(?:finished|completed|done)\s+"
             r"(?!(?:nothing|anything|everything|it|that|this)\b)(?P<t>.+?)" + _END,
@@ -235,6 +242,10 @@ _EN_TERMS = [
     re.compile(
         r"\b(?:search for|search|find|look for|grep)\s+(?:(?:notes?|documents?)\s+)?"
         r"(?:(?:about|with|for)\s+)?(?:the word\s+)?([^\s?.!,]+)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:notes?|documents?|anything)\s+(?:about|on|regarding)\s+(?:the\s+)?([^\s?.!,]+)",
         re.IGNORECASE,
     ),
 ]

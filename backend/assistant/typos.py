@@ -1,10 +1,10 @@
 """Mistyped request words put right ("sumarize ths" → "summarize this") before a message is read.
 
 Only the words the request grammar turns on are targets, and only with a typist's slip: one
-dropped, doubled or swapped letter in a short word, one wrong letter in a word of 5–7 letters,
-two in a longer one. Real words that sit that close to a target ("his", "one", "how", "quite")
-are never touched. The corrected text decides the intent only; payloads and search terms are
-cut from the message as written (`Corrected.original` maps positions back).
+dropped or swapped letter in a short word, one wrong letter in a word of 5–7 letters, two
+when both words are longer. Real words that sit that close to a target ("his", "one", "how",
+"quite") are never touched. The corrected text decides the intent only; payloads and search
+terms are cut from the message as written (`Corrected.original` maps positions back).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _slip(token: str, word: str) -> int | None:
         # another real word ("mask", "dome"), and an extra one too ("bread", "ready").
         swapped = len(token) == len(word) and sorted(token) == sorted(word)
         ok = distance == 1 and (len(token) == len(word) - 1 or swapped)
-    elif len(word) <= 7:
+    elif min(len(token), len(word)) <= 7:
         ok = distance == 1
     else:
         ok = distance <= 2

@@ -118,7 +118,7 @@ def test_a_mistyped_request_gets_the_summary_of_this_note(world):
 
 
 def test_tick_off_the_laptop_backup_finds_back_up_the_laptop(world):
-    client, key, cid = world
+    client, _, cid = world
     put_note(client, "personal", "todo.md", OPEN_TODO)
     body = ask(world, "tick off the laptop backup", pointer(OPEN_TODO, "todo.md"))
     assert tools_of(body) == ["read_active_note", "propose_edit"]

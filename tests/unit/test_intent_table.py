@@ -90,6 +90,9 @@ TABLE = [
     ("why is this here?", it.BEYOND, it.QUESTION),
     ("what should I do first?", it.BEYOND, it.WORLD),
     ("check this note for typos", it.BEYOND, it.REWRITE),
+    ("hey, what's in this note?", it.READ, None),
+    ("do I have any notes about budget?", it.FIND, None),
+    ("finish the review", it.MARK_DONE, "review"),
     # Japanese: edits
     ("タスクを追加: 牛乳を買う", it.ADD_TODO, "牛乳を買う"),
     ("タスクを追加：企画書を送る", it.ADD_TODO, "企画書を送る"),
