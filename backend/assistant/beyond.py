@@ -204,7 +204,7 @@ _JA_REQUEST = re.compile(r"(?:して|する|します|しろ|したい|て|で)$
 _JA_KNOWN = re.compile(
     r"(?:要約|まとめ|見せ|見て|表示|読ん|読み|教え|数え|探し|検索|一覧|引用|確認|出し|挙げ|"
     r"調べ|抜き出|抜き出し|列挙|チェック|追加|追記|完了に|戻し|外し|入れ|足し|開い|開け|書い)"
-    r"(?:して|する|します|しろ|したい|て|で)$"
+    r"(?:に|を)?(?:して|する|します|しろ|したい|て|で)$"
 )
 _JA_NAMED = re.compile(
     r"(?:[\u4e00-\u9fff\u30a0-\u30ffーA-Za-z]+(?:して|する|します|しろ|したい)"
@@ -223,5 +223,8 @@ def ja_unknown_verb(message: str) -> tuple[str, str] | None:
     if not _JA_REQUEST.search(text) or _JA_KNOWN.search(text):
         return None
     named = _JA_NAMED.search(text)
-    verb = named.group() if named else text[-8:]
+    if named and len(named.group()) > 2:
+        verb = named.group()
+    else:  # the verb phrase after the last particle that never occurs inside a verb
+        verb = re.split(r"[をがはもへ、。「」『』\s]", text)[-1][-10:]
     return (APP if _JA_APP.search(text) else VERB), verb

@@ -130,6 +130,9 @@ TABLE = [
     ("やり残しは？", it.TODOS, None),
     ("牛乳を買うにチェックを入れて", it.MARK_DONE, "牛乳を買う"),
     ("TODO: 牛乳", it.ADD_TODO, "牛乳"),
+    ("todo.mdのタスクを一覧にして", it.TODOS, None),
+    ("ノートを一覧にして", it.LIST, None),
+    ("このノートを短くまとめて", it.SUMMARY, None),
     # Japanese: anything else it cannot do is refused and named
     ("このノートとtodo.mdを比較して", it.BEYOND, it.COMPARE),
     ("このノートとplan.mdの違いは？", it.BEYOND, it.COMPARE),
@@ -173,6 +176,7 @@ def test_a_paragraph_append_is_flagged():
         ("delete this note", "delete"),
         ("このメモを分析して", "分析して"),
         ("このノートとtodo.mdを統合してください", "統合して"),
+        ("このノートをきれいにして", "きれいにして"),
     ],
 )
 def test_a_refusal_names_the_request(message, verb):
