@@ -31,13 +31,38 @@ class _Turn:
 
 def _named_path(message: str, documents: list[dict]) -> str | None:
     """The existing note the message names: a full path, else a unique file name."""
+    named = _named_paths(message, documents)
+    return named[0] if named else None
+
+
+def _named_paths(message: str, documents: list[dict]) -> list[str]:
+    """Every existing note the message names, in the order named: a full path, or a file
+    name that only one note has. A longer path is taken before a path inside it."""
     folded = message.casefold()
     paths = sorted((d["path"] for d in documents), key=len, reverse=True)
+    found: dict[int, str] = {}
+    taken = [False] * len(folded)
+
+    def take(needle: str, path: str) -> None:
+        at = folded.find(needle)
+        while at >= 0:
+            if not any(taken[at : at + len(needle)]):
+                taken[at : at + len(needle)] = [True] * len(needle)
+                found.setdefault(at, path)
+                return
+            at = folded.find(needle, at + 1)
+
     for path in paths:
-        if path.casefold() in folded:
-            return path
-    by_name = [p for p in paths if "/" in p and p.rsplit("/", 1)[1].casefold() in folded]
-    return by_name[0] if len(by_name) == 1 else None
+        take(path.casefold(), path)
+    names: dict[str, list[str]] = {}
+    for path in paths:
+        if "/" in path:
+            names.setdefault(path.rsplit("/", 1)[1].casefold(), []).append(path)
+    for name, owners in names.items():
+        if len(owners) == 1 and owners[0] not in found.values():
+            take(name, owners[0])
+    ordered = [found[at] for at in sorted(found)]
+    return list(dict.fromkeys(ordered))
 
 
 class OfflineAgent:
@@ -56,10 +81,12 @@ class OfflineAgent:
         intent = it.classify(message)
         lang = intent.lang
         if intent.kind == it.HELP:
-            return replies.HELP[lang]
+            return replies.help_text(lang)
+        if intent.kind == it.BEYOND and intent.beyond == it.COMPARE:
+            return self._compare(turn, message, intent)
         if intent.kind == it.BEYOND:
             # Never a summary or a listing instead: say plainly what it cannot do.
-            return replies.beyond(intent.beyond or it.WORLD, lang)
+            return replies.beyond(intent.beyond or it.WORLD, lang, intent.verb)
         if intent.kind == it.LIST:
             result = turn.call("list_documents", {})
             return replies.listing(result, lang) if result["ok"] else replies.failure(result, lang)
@@ -77,15 +104,14 @@ class OfflineAgent:
                 return replies.failure(listed, lang)
             path = _named_path(message, listed["documents"])
             if path is None:
-                return replies.not_found(None, lang)
+                return replies.not_found(lang)
             lang = it.language(message.replace(path, " ").replace(path.rsplit("/", 1)[-1], " "))
             result = turn.call("read_document", {"path": path, "maxBytes": tools.MAX_MAX_BYTES})
             named = True
         else:
             result = turn.call("read_active_note", {"maxBytes": tools.MAX_MAX_BYTES})
             if result.get("reason") == tools.NO_POINTER:
-                off = result.get("ambientOff")
-                return replies.NO_NOTE_OFF[lang] if off else replies.NO_NOTE[lang]
+                return replies.no_note(lang, switched_off=bool(result.get("ambientOff")))
         if not result["ok"]:
             return replies.failure(result, lang)
         if intent.kind in it.EDITS:
@@ -123,8 +149,7 @@ class OfflineAgent:
                 return replies.edit_refused(proposal, lang)
             return replies.failure(proposal, lang)
         if proposal.get("stale"):
-            caveat = proposal["caveat"]
-            body += f"\n\n{replies.STALE_JA}\n{caveat}" if lang == "ja" else f"\n\n{caveat}"
+            body += "\n\n" + replies.stale(proposal["caveat"], lang)
         return body
 
     def _skill(self, intent: it.Intent, result: dict, lang: str) -> str:
@@ -146,10 +171,30 @@ class OfflineAgent:
             parts.append(replies.partial_note(result, lang))
         if result.get("stale"):
             # The caveat is relayed verbatim, whatever the reply language.
-            parts.append(
-                f"{replies.STALE_JA}\n{result['caveat']}" if lang == "ja" else result["caveat"]
-            )
+            parts.append(replies.stale(result["caveat"], lang))
         return "\n\n".join(parts)
+
+    def _compare(self, turn: _Turn, message: str, intent: it.Intent) -> str:
+        """It cannot compare. When the two notes are clear (this note and a named one, or two
+        named), it shows both summaries and says that is all it can do; else it only says no."""
+        lang = intent.lang
+        notes: list[tuple[str, str]] = []
+        if intent.deictic:
+            active = turn.call("read_active_note", {"maxBytes": tools.MAX_MAX_BYTES})
+            if active["ok"]:
+                notes.append((active["path"], active["content"]))
+        if it.mentions_path(message):
+            listed = turn.call("list_documents", {})
+            named = _named_paths(message, listed["documents"]) if listed["ok"] else []
+            for path in named:
+                if path in (p for p, _ in notes):
+                    continue
+                read = turn.call("read_document", {"path": path, "maxBytes": tools.MAX_MAX_BYTES})
+                if read["ok"]:
+                    notes.append((read["path"], read["content"]))
+        if len(notes) != 2:
+            return replies.beyond(it.COMPARE, lang)
+        return replies.comparison(notes, lang)
 
     def _find(self, turn: _Turn, term: str, lang: str) -> str:
         """ "Which notes mention X": the workspace search service, not a read of every note."""

@@ -5,6 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from backend.assistant import beyond as bd
+from backend.assistant import typos
+from backend.assistant.language import Lang, language
+
+__all__ = ["Intent", "classify", "language"]  # `language` is the one detector (language.py)
+
 SUMMARY = "summary"
 TODOS = "todos"
 COUNTS = "counts"
@@ -18,17 +24,11 @@ MARK_DONE = "mark_done"
 MARK_UNDONE = "mark_undone"
 APPEND = "append"
 HEADING = "heading"
-BEYOND = "beyond"  # something only a language model can do; `beyond` says what
+BEYOND = "beyond"  # something the offline agent cannot do; `beyond` says what
 EDITS = frozenset({ADD_TODO, MARK_DONE, MARK_UNDONE, APPEND, HEADING})
-# What a BEYOND request asks for.
-REWRITE = "rewrite"
-TRANSLATE = "translate"
-EXPLAIN = "explain"
-WORLD = "world"
-
-_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
-_LATIN = re.compile(r"[A-Za-z]")
+REWRITE, TRANSLATE, EXPLAIN, WORLD = bd.REWRITE, bd.TRANSLATE, bd.EXPLAIN, bd.WORLD
+QUESTION = bd.QUESTION
+COMPARE, HISTORY, APP, VERB = bd.COMPARE, bd.HISTORY, bd.APP, bd.VERB
 
 _EN_DEIXIS = re.compile(
     r"\b(?:this|that|it|here|current|open|opened|active)\b"
@@ -54,45 +54,55 @@ _EN_INTENTS = [
             r"\b(?:mention|mentions|mentioning|mentioned|contain|contains|containing)\b",
             r"\b(?:search|find|look for|grep)\b",
             r"\b(?:notes?|documents?|files?) (?:that |which )?(?:talk|refer)s? ",
+            r"\b(?:notes?|documents?|anything) (?:about|on|regarding) ",
         ],
     ),
     (QUOTE, [r"\b(?:select|selected|selection|highlighted|highlight|quote)\b"]),
     (
         TODOS,
-        [r"\b(?:todos?|to-dos?|tasks?|checklists?|action items?|open items?|what's left|done)\b"],
+        [
+            r"\b(?:todos?|to-dos?|tasks?|checklists?|action items?|open items?|what's left|done)\b",
+            r"\b(?:left|still) to do\b|\bstill (?:have|need) to do\b",
+        ],
     ),
     (
         COUNTS,
         [
             r"\bhow (?:many|long)\b",
             r"\b(?:word|character|char|line) ?counts?\b",
-            r"\bcount\b|\blength\b",
+            r"\bcount\b|\blength\b|\bhow big\b",
         ],
     ),
     (
         SUMMARY,
         [
             r"\bsummar(?:y|ies|ise|ize|ising|izing)\b|\btl;?dr\b|\bgist\b|\boverview\b",
-            r"\brecap\b|\bkey points\b",
+            r"\brecap\b|\bkey points\b|\bmain points\b|\btakeaways\b|\bsum (?:\w+ )?up\b",
             r"\bwhat(?:'s| is| does)? (?:this|it|that)(?: note)? (?:say|about)\b",
         ],
     ),
-    (HELP, [r"^\s*(?:help|hi|hello|hey|thanks|thank you|what can you do)\b"]),
+    (
+        HELP,
+        [
+            r"^\s*(?:help|hi|hello|hey|thanks|thank you)(?: there| again)?[\s!.,?]*$",
+            r"^\s*help\b|\bwhat can you do\b",
+        ],
+    ),
     (READ, [r"\b(?:read|show|open|look at|see|describe|what's in)\b"]),
 ]
 _JA_INTENTS = [
     (
         LIST,
         [
-            r"(?:ノート|メモ|文書|ドキュメント|ファイル)(?:の)?(?:一覧|リスト)",
+            r"(?:ノート|メモ|文書|ドキュメント|ファイル)(?:の|を)?(?:一覧|リスト)",
             r"どんな(?:ノート|メモ|文書)|何の(?:ノート|メモ)",
         ],
     ),
     (FIND, [r"含む|含まれ|言及|出てくる|書いてある(?:ノート|メモ)|検索|探して|について書いた"]),
     (QUOTE, [r"選択|選んだ|引用|ハイライト"]),
-    (TODOS, [r"TODO|ToDo|todo|タスク|やること|未完了|完了|チェックリスト|残り"]),
+    (TODOS, [r"TODO|ToDo|todo|タスク|やること|未完了|完了|チェックリスト|残り|やり残|まだやって"]),
     (COUNTS, [r"文字数|単語数|語数|何文字|何語|長さ|行数"]),
-    (SUMMARY, [r"要約|まとめ|概要|要点|何が書いて|何について|内容"]),
+    (SUMMARY, [r"要約|まとめ|概要|要点|何が書いて|何について|内容|ざっくり|かいつまんで|手短に"]),
     (HELP, [r"^\s*(?:ヘルプ|こんにちは|ありがとう|何ができ)"]),
     (READ, [r"読んで|見せて|表示"]),
 ]
@@ -104,7 +114,7 @@ _EN_EDITS = [
         ADD_TODO,
         [
             (
-                r"^(?:please\s+)?(?:add|create|new|put)\s+(?:a\s+|an\s+|another\s+|new\s+)*"
+                r"^(?:please\s+)?(?:add|create|make|new|put)\s+(?:a\s+|an\s+|another\s+|new\s+)*"
                 r"(?:todo|to-do|task|checkbox)(?:\s+item)?(?:\s+(?:to|in|on)\s+(?:this|the|my)\s+"
                 r"(?:note|list|todos?|tasks?))?(?:\s*[:：\-–—]\s*|\s+(?:to\s+|called\s+|saying\s+)?)"
                 r"(?P<t>.+)$"
@@ -128,8 +138,11 @@ _EN_EDITS = [
             r"^(?:please\s+)?(?:mark|set)\s+(?P<t>.+?)\s+(?:as\s+)?(?:done|complete|completed|"
             r"finished|checked)" + _END,
             r"^(?:please\s+)?(?:tick|check|cross)\s+off\s+(?P<t>.+?)" + _END,
-            r"^(?:please\s+)?(?:tick|complete)\s+(?P<t>.+?)" + _END,
+            r"^(?:please\s+)?(?:tick|complete|finish)\s+(?P<t>.+?)" + _END,
             r"^(?:i(?:'ve| have)\s+)?(?:done|finished|completed)" + _COLON + r"(?P<t>.+)$",
+            r"^i(?:'ve| have)?\s+(?:just\s+)?(?:finished|completed|done)\s+"
+            r"(?!(?:nothing|anything|everything|it|that|this)\b)(?P<t>.+?)" + _END,
+            r"^(?:please\s+)?(?:tick|check|cross)\s+(?P<t>.+?)\s+off" + _END,
             (
                 r"^(?!(?:what|which|how|who|is|anything|nothing|everything)\b)"
                 r"(?P<t>.+?)\s+is\s+(?:done|finished|complete)"
@@ -158,6 +171,7 @@ _EN_EDITS = [
             r"^(?:please\s+)?(?:append|add|write)\s+[\"“'‘](?P<t>.+?)[\"”'’]\s+(?:at|to)\s+"
             r"the\s+(?:end|bottom)(?:\s+of\s+(?:this|the)\s+note)?" + _END,
             r"^(?:please\s+)?append\s+(?P<t>.+)$",
+            r"^(?:please\s+)?(?:jot|note|write)\s+down" + _COLON + r"(?P<t>.+)$",
         ],
     ),
 ]
@@ -190,6 +204,7 @@ _JA_EDITS = [
                 r"にして|とマーク|マーク)"
             ),
             r"^(?P<t>.+?)(?:が|は)(?:終わった|終わりました|完了した|完了しました|済んだ|できた)",
+            r"^(?P<t>.+?)に(?:チェック|✓|✔)を(?:入れ|つけ|付け)",
         ],
     ),
     (
@@ -214,47 +229,6 @@ _EDIT_COMPILED = [
     for name, alts in _EN_EDITS + _JA_EDITS
 ]
 
-# Requests only a language model can do. Checked after edits, before the note skills.
-_BEYOND = [
-    (
-        TRANSLATE,
-        (
-            r"\btranslat\w*|\b(?:in|into) (?:french|english|japanese|german|spanish|chinese|"
-            r"korean|italian|portuguese)\b|翻訳|訳して|英訳|和訳|訳す|"
-            r"(?:英語|日本語|フランス語|中国語|韓国語|ドイツ語|スペイン語)(?:に|で)(?:して|書|直|訳)"
-        ),
-    ),
-    (
-        REWRITE,
-        (
-            r"\b(?:re-?writ\w*|rephrase|reword|paraphrase|polish|proofread|shorten|simplify|"
-            r"elaborate|expand on|continue writing|more formal\w*|more casual\w*|more polite\w*|"
-            r"less formal\w*|fix (?:the |my )?(?:grammar|spelling|typos?|wording)|"
-            r"make (?:it|this|that|the \w+) (?:more |less )?(?:formal|casual|polite|shorter|longer|"
-            r"concise|clearer|friendlier|better)|"
-            r"improve (?:it|this|the (?:wording|text|writing)))\b"
-            r"|^(?:please\s+)?(?:write|draft|compose) (?:a|an|me)\b"
-            r"|書き直|書きなおし|言い換え|リライト|清書|校正|添削|推敲|丁寧(?:な|に)|敬語|"
-            r"フォーマルに|短くして|簡潔に|詳しく書|膨らませ|文章を(?:直|整)|作文"
-        ),
-    ),
-    (
-        EXPLAIN,
-        (
-            r"\bexplain\w*|\bwhat does \S+ mean\b|\bmeaning of\b|\bdefine\b|"
-            r"説明して|説明してください|解説|意味を教え|どういう意味|って何|とは何|とは[？?]"
-        ),
-    ),
-]
-_BEYOND_COMPILED = [(name, re.compile(p, re.IGNORECASE)) for name, p in _BEYOND]
-_WORLD = re.compile(
-    r"^\s*(?:who|when|where|why|whose|how (?:do|does|did|can|could|should|to|old|far|much)|"
-    r"what(?:'s| is| are| was| were| will)|is it true|tell me (?:a joke|about)|can you tell me)\b"
-    r"|\b(?:weather|capital of|stock price|news|recipe)\b"
-    r"|なぜ|どうして|天気|誰|いつ|どこ|首都|ニュース|教えて",
-    re.IGNORECASE,
-)
-
 _EN_COMPILED = [(name, re.compile("|".join(alts), re.IGNORECASE)) for name, alts in _EN_INTENTS]
 _JA_COMPILED = [(name, re.compile("|".join(alts))) for name, alts in _JA_INTENTS]
 
@@ -268,6 +242,10 @@ _EN_TERMS = [
     re.compile(
         r"\b(?:search for|search|find|look for|grep)\s+(?:(?:notes?|documents?)\s+)?"
         r"(?:(?:about|with|for)\s+)?(?:the word\s+)?([^\s?.!,]+)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:notes?|documents?|anything)\s+(?:about|on|regarding)\s+(?:the\s+)?([^\s?.!,]+)",
         re.IGNORECASE,
     ),
 ]
@@ -286,28 +264,17 @@ class Intent:
 
     For an edit, `text` is the payload (the task, line or heading; for a mark, part of the
     task's text) and `paragraph` says an appended text is a paragraph; for BEYOND, `beyond`
-    says what was asked (REWRITE, TRANSLATE, EXPLAIN or WORLD).
+    says what was asked (see beyond.py) and `verb` names an unknown request.
     """
 
     kind: str
-    lang: str
+    lang: Lang
     deictic: bool
     term: str | None = None
     text: str | None = None
     paragraph: bool = False
     beyond: str | None = None
-
-
-def language(message: str) -> str:
-    """ "ja" when the message reads as Japanese, else "en".
-
-    Any kana means Japanese; kanji without kana count as Japanese when they outnumber the
-    Latin letters (so "summarise 議事録" stays English only if the English part dominates).
-    """
-    if _KANA.search(message):
-        return "ja"
-    han, latin = len(_HAN.findall(message)), len(_LATIN.findall(message))
-    return "ja" if han and han >= latin else "en"
+    verb: str | None = None  # for BEYOND VERB or APP: the request as the user put it
 
 
 def is_deictic(message: str) -> bool:
@@ -315,8 +282,8 @@ def is_deictic(message: str) -> bool:
 
     File names are left out first, so "summarise notes-here.md" names a note, not "here".
     """
-    message = _PATH_TOKEN.sub(" ", message)
-    return bool(_EN_DEIXIS.search(message) or _JA_DEIXIS.search(message))
+    # Japanese runs on into a file name ("このノートとtodo.md"), so its deixis is read as written.
+    return bool(_EN_DEIXIS.search(_PATH_TOKEN.sub(" ", message)) or _JA_DEIXIS.search(message))
 
 
 def mentions_path(message: str) -> bool:
@@ -363,61 +330,100 @@ def clean_payload(text: str, kind: str) -> str:
     return text
 
 
-def edit_request(message: str) -> tuple[str, str, bool] | None:
-    """(kind, payload, paragraph) when the message asks for an edit of the note."""
-    stripped = message.strip()
+def _edit_match(text: str) -> tuple[str, re.Match] | None:
     for name, patterns in _EDIT_COMPILED:
         for pattern in patterns:
-            m = pattern.search(stripped)
-            if m:
-                payload = clean_payload(m.group("t"), name)
-                if payload:
-                    para = bool(m.groupdict().get("para"))
-                    return name, payload, para
+            m = pattern.search(text)
+            if m and clean_payload(m.group("t"), name):
+                return name, m
     return None
 
 
-def beyond_request(message: str) -> str | None:
-    """REWRITE, TRANSLATE or EXPLAIN when the message asks for one of them."""
-    for name, pattern in _BEYOND_COMPILED:
-        if pattern.search(message):
-            return name
-    return None
+def edit_request(message: str) -> tuple[str, str, bool] | None:
+    """(kind, payload, paragraph) when the message asks for an edit of the note."""
+    found = _edit_match(message.strip())
+    if found is None:
+        return None
+    name, m = found
+    return name, clean_payload(m.group("t"), name), bool(m.groupdict().get("para"))
+
+
+def _corrected_edit(message: str, fixed: typos.Corrected) -> tuple[str, str, bool] | None:
+    """An edit asked with mistyped words ("ad a tood: …"); the payload is cut from the
+    message as written, so a typo fix never changes what goes into the note."""
+    lead = len(fixed.text) - len(fixed.text.lstrip())
+    found = _edit_match(fixed.text.strip())
+    if found is None:
+        return None
+    name, m = found
+    start, end = fixed.original(m.start("t") + lead), fixed.original(m.end("t") + lead)
+    payload = clean_payload(message[start:end], name)
+    return (name, payload, bool(m.groupdict().get("para"))) if payload else None
+
+
+def _refusal(message: str, unnamed: str, lang: Lang) -> tuple[str, str | None] | None:
+    """(what, verb) when the message asks for something the agent does not do."""
+    what = bd.listed(unnamed)
+    if what is not None:
+        return what, None
+    return bd.unknown_verb(message) if lang == "en" else bd.ja_unknown_verb(message)
+
+
+def _fallback(message: str, unnamed: str, lang: Lang, deictic: bool) -> tuple[str, str | None]:
+    """No skill matched: a bare reference to a note reads it; anything else is not guessed at.
+
+    Only "this?", "what's in it", "todo.md" and the like get the note's summary. A light verb
+    with nothing the agent does ("make a table of this"), or a question it has no skill for
+    ("is this note finished?"), is a refusal that names it, never a summary instead.
+    """
+    light = bd.light_verb(message) if lang == "en" else None
+    if light is not None:
+        return bd.VERB, light
+    about_a_note = deictic or mentions_path(message)
+    if lang == "en" and bd.is_question(unnamed):
+        first = bd.head(unnamed)[0].split("'")[0]
+        if first == "what" and about_a_note:
+            return READ, None
+        return (bd.QUESTION if about_a_note else bd.WORLD), None
+    if lang == "ja" and bd.ja_question(unnamed):
+        return (bd.QUESTION if about_a_note else bd.WORLD), None
+    if deictic or mentions_path(message):
+        return READ, None
+    if bd.world_question(message):
+        return bd.WORLD, None
+    return HELP, None
 
 
 def classify(message: str) -> Intent:
     """The message's intent; a bare deictic message ("this?") defaults to a summary.
 
-    Order: an edit request (its payload is not read for other intents), then what only a
-    language model can do, then the note skills (file names are left out first, so
-    "summarise todo.md" is a summary), then a question about the world, else help.
+    Mistyped request words are put right first (typos.py). Then: an edit request (its payload
+    is not read for other intents), then anything the agent cannot do (beyond.py: listed
+    verbs, and any other verb or question it does not know), then the note skills (file names
+    are left out first, so "summarise todo.md" is a summary), else `_fallback`.
     """
     lang = language(message)
-    deictic = is_deictic(message)
-    edit = edit_request(message)
+    fixed = typos.correct(message)
+    text = fixed.text
+    deictic = is_deictic(text)
+    edit = edit_request(message) or (_corrected_edit(message, fixed) if text != message else None)
     if edit is not None:
         kind, payload, para = edit
         return Intent(kind=kind, lang=lang, deictic=deictic, text=payload, paragraph=para)
-    unnamed = _PATH_TOKEN.sub(" ", message)
-    beyond = beyond_request(unnamed)
-    if beyond is not None:
-        return Intent(kind=BEYOND, lang=lang, deictic=deictic, beyond=beyond)
+    unnamed = _PATH_TOKEN.sub(" ", text)
+    refusal = _refusal(text, unnamed, lang)
+    if refusal is not None:
+        what, verb = refusal
+        return Intent(kind=BEYOND, lang=lang, deictic=deictic, beyond=what, verb=verb)
     compiled = _JA_COMPILED + _EN_COMPILED if lang == "ja" else _EN_COMPILED + _JA_COMPILED
-    kind = None
-    for name, pattern in compiled:
-        if pattern.search(unnamed):
-            kind = name
-            break
+    kind = next((name for name, pattern in compiled if pattern.search(unnamed)), None)
     term = None
     if kind == FIND:
         term = search_term(message)
         if term is None:
             kind = None
     if kind is None:
-        if deictic or mentions_path(message):
-            kind = READ
-        elif _WORLD.search(message):
-            return Intent(kind=BEYOND, lang=lang, deictic=deictic, beyond=WORLD)
-        else:
-            kind = HELP
+        kind, verb = _fallback(text, unnamed, lang, deictic)
+        if kind not in (READ, HELP):
+            return Intent(kind=BEYOND, lang=lang, deictic=deictic, beyond=kind, verb=verb)
     return Intent(kind=kind, lang=lang, deictic=deictic, term=term)

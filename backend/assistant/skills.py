@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ambient import markdown as md
 from ambient.edits import occurrences
+from backend.assistant import matching as md_matching
 
 MAX_SECTIONS = 6
 SENTENCES_PER_SECTION = 2  # at least; a note with few sections gets more per section
@@ -353,21 +354,13 @@ class MarkResult:
 
 
 def mark_todo(text: str, query: str, *, done: bool) -> MarkResult:
-    """Tick (or untick) the one task whose text contains `query` (case/width-insensitive).
-
-    An exact match wins over partial ones; several matches are never guessed between.
-    """
-    needle = " ".join(_fold(query).split())
-    if not needle:
-        return MarkResult("none")
-    items = md.todos(text)
-    matching = [i for i in items if needle in " ".join(_fold(plain(i.text)).split())]
+    """Tick (or untick) the one task `query` means (matching.py: exact text, a part of it,
+    its words in any order, then words close enough). Several matches are never guessed
+    between; when every match is already in that state, it says so."""
+    matching = md_matching.best(query, md.todos(text), lambda item: plain(item.text))
     wanted = [i for i in matching if i.done != done]
     if not wanted:
         return MarkResult("already" if matching else "none", candidates=matching)
-    exact = [i for i in wanted if " ".join(_fold(plain(i.text)).split()) == needle]
-    if len(exact) == 1:
-        wanted = exact
     if len(wanted) > 1:
         return MarkResult("ambiguous", candidates=wanted)
     item = wanted[0]

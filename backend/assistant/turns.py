@@ -14,7 +14,8 @@ from sqlalchemy.orm import Session
 
 from backend.assistant import ingress, registry
 from backend.assistant.agent import AgentResult, OfflineAgent
-from backend.assistant.intent import language
+from backend.assistant.language import language
+from backend.assistant.messages import say
 from backend.assistant.tools import ToolContext
 from backend.config import Settings
 from backend.db import utcnow
@@ -22,10 +23,6 @@ from backend.db import utcnow
 log = logging.getLogger("ambient.assistant.turn")
 
 HISTORY_MESSAGES = 20
-STOPPED = {
-    "en": "(Stopped before the answer was complete.)",
-    "ja": "（回答の途中で停止しました。）",
-}
 AGENT_FAILED = (
     "Sorry, I ran into a problem while answering and could not finish. Your message is saved; "
     "please try again."
@@ -272,7 +269,8 @@ def stream_turn(
             if result is None:  # stopped: GeneratorExit is on its way up
                 lang = language(turn.message)
                 text = "".join(said).rstrip()
-                reply = f"{text}\n\n{STOPPED[lang]}" if text else STOPPED[lang]
+                stopped = say("turn.stopped", lang)
+                reply = f"{text}\n\n{stopped}" if text else stopped
                 finish_turn(db, turn, AgentResult(reply, calls), agent.name, stopped=True)
         done = finish_turn(db, turn, result, agent.name)
         yield "done", {

@@ -226,7 +226,8 @@ def test_summarise_todo_md_gives_a_summary_not_the_task_list(world):
     assert tools_of(body) == ["list_documents", "read_document"]
     assert body["reply"].startswith("Summary of todo.md:")
     assert "We launch the notes app in March." in body["reply"]
-    assert "Open tasks" not in body["reply"]
+    assert "Open tasks in todo.md" not in body["reply"]  # the task list's heading
+    assert "Done (" not in body["reply"]
 
 
 def test_counts_of_a_long_note_cover_the_whole_note_or_say_they_do_not(world):
