@@ -1,5 +1,6 @@
-"""The chat as a user meets it: Enter to send, folded tool calls, New chat, links to notes, and
-a chip that says when the note is open in another window."""
+"""The chat as a user meets it: Enter to send, folded tool calls, New chat, links to notes,
+replies in Markdown, the focus after Apply, and a chip that says when the note is open in
+another window."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from backend.assistant.replies import NO_NOTE_OFF
-from e2e.ambient_helpers import TURNS, chip, frames, inbox, open_note, send
+from e2e.ambient_helpers import (
+    TURNS,
+    chip,
+    frames,
+    inbox,
+    open_note,
+    put_note,
+    reload_list,
+    send,
+)
 from e2e.conftest import Server, new_context, sign_in, wait_ready
 
 CURSOR_LINE = """el => { const v = el.cmTile.root.view;
@@ -94,7 +104,7 @@ def test_tool_calls_fold_into_one_line_per_turn(alice: Page):
 def test_new_chat_starts_a_new_conversation_that_a_reload_keeps(alice: Page):
     first = send(alice, "hello")
     expect(replies(alice)).to_have_count(1)
-    assistant(alice).get_by_test_id("assistant-new-chat").click()
+    assistant(alice).get_by_test_id("conversation-new").click()
     expect(assistant(alice).get_by_test_id("assistant-message")).to_have_count(0)
     expect(assistant(alice).get_by_test_id("assistant-input")).to_be_focused()
     second = send(alice, "hello again")
@@ -125,6 +135,55 @@ def test_paths_and_lines_in_a_reply_open_the_note_there(alice: Page):
     link.click()
     expect(inbox(alice, path)).to_have_count(1)
     assert inbox(alice, path).locator(".cm-content").evaluate(CURSOR_LINE) == line
+
+
+def test_a_note_name_in_a_reply_opens_the_note_without_an_error(alice: Page):
+    errors: list[str] = []
+    alice.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    send(alice, "summarise todo.md")
+    link = replies(alice).last.locator('a.note-ref[data-path="todo.md"]:not([data-line])').first
+    expect(link).to_be_visible()
+    link.click()
+    frame = inbox(alice, "todo.md")
+    expect(frame).to_have_count(1)
+    expect(frame.locator(".cm-content")).to_be_visible()
+    expect(alice.get_by_test_id("app-message")).to_be_hidden()
+    assert not [e for e in errors if "AttributeError" in e], errors
+    assert "#" not in alice.url
+
+
+def test_a_reply_is_markdown_and_a_list_renders_as_a_list(alice: Page):
+    send(alice, "what notes do I have?")
+    reply = replies(alice).last
+    items = reply.locator(".message-text ul > li")
+    expect(items.first).to_be_visible()
+    assert items.count() >= 2
+    expect(items.locator('a.note-ref[data-path="welcome.md"]')).to_have_count(1)
+    assert not reply.inner_text().lstrip().startswith("- ")
+    assert "\n- " not in reply.inner_text()
+
+
+def test_after_apply_the_focus_goes_to_the_editor_or_back_to_the_chat_box(
+    alice: Page, server: Server
+):
+    put_note(alice, server.url, "personal", "chat-focus.md", "# F\n\n- [ ] buy milk\n")
+    reload_list(alice)
+    frame = open_note(alice, "chat-focus.md")
+    send(alice, "mark buy milk as done")
+    card = assistant(alice).get_by_test_id("proposal").last
+    card.get_by_test_id("proposal-apply").click()
+    expect(card).to_have_attribute("data-status", "applied")
+    expect(frame.locator(".cm-content")).to_be_focused()  # Ctrl+Z is right there
+    # With the note closed, Apply goes through the server: the chat box gets the focus.
+    send(alice, "add a todo: call the bank")
+    second = assistant(alice).get_by_test_id("proposal").last
+    expect(second).to_have_attribute("data-status", "pending")
+    frame.get_by_test_id("frame-close").click()
+    expect(inbox(alice, "chat-focus.md")).to_have_count(0)
+    second.get_by_test_id("proposal-apply").click()
+    expect(second).to_have_attribute("data-status", "applied")
+    expect(assistant(alice).get_by_test_id("assistant-input")).to_be_focused()
+    assert alice.evaluate("document.activeElement !== document.body")
 
 
 def test_the_main_chip_says_when_the_note_is_open_in_another_window(alice: Page):

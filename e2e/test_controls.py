@@ -62,7 +62,7 @@ OWN = {
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
 OTHERS = ("assistant-", "ambient-", "tool-call", "proposal", "inline-command-", "editor-help",
-          "active-note-sharing", "sharing-", "token-", "chat-", "new-chat")
+          "active-note-sharing", "sharing-", "token-", "chat-", "new-chat", "conversation-")
 # Where every button and field must carry a test id (the assistant's frame body is not ours).
 OURS = (".topbar", ".app-banner", ".pane-tabs", ".sidebar", ".frame-bar", ".view-switch",
         ".save-status", ".render-host", ".files-bar", ".files-table", ".quick-open", ".signin")

@@ -173,6 +173,19 @@ def _proposal_discard(w, c, kind):
     return c.post(f"{proposal}/discard"), None
 
 
+def _conversations(w, c, kind):
+    return c.get("/api/assistant/conversations", params={"workspaceId": "personal"}), None
+
+
+def _conversation_delete(w, c, kind):
+    cid = new_id()  # one of alice's own, so the world's conversation stays for the other cells
+    ok_turn(w.alice, cid, "to be deleted")
+    response = c.delete(f"/api/assistant/conversations/{cid}")
+    kept = w.alice.get(f"/api/assistant/conversations/{cid}").status_code
+    assert kept == (404 if kind == "member" else 200)
+    return response, None
+
+
 def _inline(w, c, kind):
     body = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
             "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
@@ -251,6 +264,9 @@ ROUTES = {
     ("POST", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/discard"): (
         _proposal_discard, OWNER),
     ("POST", "/api/assistant/inline"): (_inline, MEMBER),
+    ("GET", "/api/assistant/conversations"): (_conversations, MEMBER),
+    ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
+        _conversation_delete, {**OWNER, "member": 204}),
     ("GET", "/api/tokens"): (_tokens, SIGNED_IN),
     ("POST", "/api/tokens"): (_token_create, {**SIGNED_IN, "member": 201, "non-member": 201}),
     ("DELETE", "/api/tokens/{token_id}"): (_token_revoke, {**OWNER, "member": 204}),
@@ -432,6 +448,8 @@ def _later_writes(w: World):
         ("POST", f"{conv}/applied-in-editor"): ("POST", f"{proposal}/applied-in-editor", {}),
         ("POST", f"{conv}/discard"): ("POST", f"{proposal}/discard", {}),
         ("POST", "/api/assistant/inline"): ("POST", "/api/assistant/inline", {"json": inline}),
+        ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
+            "DELETE", f"/api/assistant/conversations/{w.cid}", {}),
         ("POST", "/api/tokens"): ("POST", "/api/tokens",
                                   {"json": {"name": "forged", "expiresInDays": 1}}),
         ("DELETE", "/api/tokens/{token_id}"): ("DELETE", f"/api/tokens/{made['id']}", {}),

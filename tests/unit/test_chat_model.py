@@ -271,3 +271,51 @@ def test_stop_wins_over_an_abort_error_and_a_next_send_is_normal():
     first, second = asyncio.run(scenario())
     assert first.stopped and not first.error
     assert second.reply == {"reply": "two back"} and not second.stopped
+
+
+def test_resuming_a_listed_conversation_sends_there_and_a_reload_keeps_it():
+    storage = Storage()
+    server = Server({"reply": "ok", "toolCalls": []})
+    chat = make(server, storage=storage)
+    assert chat.conversation_id == "c1"
+    assert chat.resume("old-one")
+    asyncio.run(chat.send("continue"))
+    assert server.calls[0][1]["conversationId"] == "old-one"
+    again = make(Server(), storage=storage)  # a reload: the same storage, a new Chat
+    assert again.conversation_id == "old-one"
+    assert not make(Server(), storage=Storage(), workspace=None).resume("x")  # signed out
+
+
+def test_no_switching_while_a_reply_is_awaited():
+    gate = asyncio.Event()
+
+    async def turn(headers, body):
+        await gate.wait()
+        return {"reply": "late", "toolCalls": []}
+
+    async def scenario():
+        chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
+                    new_id=lambda: "c1")
+        chat.switch("alice", "personal")
+        sending = asyncio.ensure_future(chat.send("hello"))
+        await asyncio.sleep(0)
+        refused = chat.resume("other")
+        gate.set()
+        sent = await sending
+        return refused, chat.conversation_id, sent
+
+    refused, current, sent = asyncio.run(scenario())
+    assert not refused and current == "c1" and sent.current
+
+
+def test_deleting_the_open_conversation_starts_a_new_one_and_forgets_its_toggle():
+    storage = Storage()
+    chat = make(Server(), storage=storage)
+    chat.flip_ambient()
+    assert storage.get(ambient_off_key("c1")) == "1"
+    assert not chat.deleted("someone-else")  # another conversation: nothing changes
+    assert chat.conversation_id == "c1"
+    assert chat.deleted("c1")
+    assert chat.conversation_id == "c2" and chat.ambient_enabled()
+    assert storage.get(ambient_off_key("c1")) is None
+    assert storage.get(conversation_key("alice", "personal")) == "c2"

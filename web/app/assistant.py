@@ -8,9 +8,12 @@ import uuid
 from js import AbortController, localStorage
 
 from app.api_model import ApiError, OfflineError
-from app.chat_model import TURNS_URL, Chat, conversation_url, link_spans, turn_path
+from app.chat_model import TURNS_URL, Chat, conversation_url, turn_path
+from app.conversation_list import ConversationList
+from app.conversation_model import SUGGESTIONS, line_of
 from app.dom import Listeners, h, spawn
 from app.proposal_card import ProposalCard, is_proposal
+from app.reply_model import render as render_reply
 from app.stream_model import STREAM_TYPE, TurnStream
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
@@ -38,8 +41,10 @@ class ChatView:
         self.ctx = ctx
         self.container = container
         self.listeners = Listeners()
+        self.storage = _LocalStorage()
         self.chat = Chat(keys=ctx.key_sessions, turn=self._turn, store=ctx.store,
-                         storage=_LocalStorage(), pending=lambda: ctx.background_savers)
+                         storage=self.storage, pending=lambda: ctx.background_savers)
+        self._restoring = False
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
         self._unwatch = ctx.on_workspace_change(self._workspace_changed)
@@ -69,19 +74,32 @@ class ChatView:
         self._live = None  # the reply's bubble while it streams in
         self.status = h("p", {"class": "assistant-status", "role": "status"})
         self.new_chat = h("button", {"type": "button", "class": "new-chat", "text": "New chat",
-                                     "data-testid": "assistant-new-chat",
+                                     "data-testid": "conversation-new",
                                      "title": "Start a new conversation"})
+        self.conversations = ConversationList(
+            self.ctx, self.listeners, storage=self.storage,
+            current=lambda: self.chat.conversation_id, on_open=self.open_conversation,
+            on_deleted=self._deleted, say=self._say)
+        self.suggestions = h(
+            "div", {"class": "chat-suggestions", "data-testid": "chat-suggestions",
+                    "hidden": True},
+            h("p", {"text": "Try asking:"}),
+            *[h("button", {"type": "button", "class": "suggestion", "text": s.label,
+                           "data-testid": "chat-suggestion", "data-index": str(index)})
+              for index, s in enumerate(SUGGESTIONS)])
         form = h("form", {"class": "composer"},
                  h("label", {"for": input_id, "class": "visually-hidden",
                              "text": "Message the assistant"}),
                  self.input, self.stop_button, self.send_button)
-        bar = h("div", {"class": "assistant-bar"}, self.chip, self.new_chat)
-        self.container.append(h("div", {"class": "assistant"},
-                                bar, self.log, self.status, form))
+        bar = h("div", {"class": "assistant-bar"}, self.chip, self.conversations.toggle,
+                self.new_chat)
+        self.container.append(h("div", {"class": "assistant"}, bar, self.conversations.list,
+                                self.log, self.suggestions, self.status, form))
         self.listeners.on(self.toggle, "click", lambda event: self.flip_toggle())
         self.listeners.on(self.new_chat, "click", lambda event: self.start_new_chat())
         self.listeners.on(self.stop_button, "click", lambda event: self.stop())
         self.listeners.on(self.log, "click", self._log_click)
+        self.listeners.on(self.suggestions, "click", self._suggestion_click)
         self.listeners.on(form, "submit", lambda event: self.send(), prevent=True)
         self.listeners.on(self.input, "keydown", self._keydown)
 
@@ -126,42 +144,101 @@ class ChatView:
         """New chat: a fresh conversation id; the old one stays on the server."""
         if self.chat.sending or not self.chat.new_conversation():
             return
-        self.log.replaceChildren()
+        self._clear()
         self.status.textContent = "New conversation."
         self.render_chip()
+        self.conversations.mark()
         self.input.focus()
 
-    def _workspace_changed(self, *_args) -> None:
+    def open_conversation(self, conversation_id: str) -> None:
+        """Resume a conversation from the list: its messages and its proposals' outcomes."""
+        if conversation_id == self.chat.conversation_id and self.log.firstChild:
+            self.input.focus()
+            return
+        if not self.chat.resume(conversation_id):
+            self.status.textContent = "Wait for the reply (or Stop it) before switching."
+            return
+        self._clear(restoring=True)
+        self.status.textContent = ""
+        self.render_chip()  # the ambient toggle is per conversation
+        self.conversations.mark()
+        spawn(self._restore(conversation_id))
+        self.input.focus()
+
+    def _deleted(self, conversation_id: str) -> None:
+        if self.chat.deleted(conversation_id):  # the open one went: an empty new chat
+            self._clear()
+            self.render_chip()
+            self.conversations.mark()
+
+    def _say(self, text: str) -> None:
+        self.status.textContent = text
+
+    def _clear(self, restoring: bool = False) -> None:
         self.log.replaceChildren()
+        self._restoring = restoring
+        self._sync_empty()
+
+    def _sync_empty(self) -> None:
+        """An empty chat (not one still loading) offers a few requests it can do."""
+        empty = not self.log.firstChild
+        self.suggestions.hidden = not (empty and not self._restoring)
+        self.log.hidden = empty
+
+    def _workspace_changed(self, *_args) -> None:
         self.status.textContent = ""
         user = (self.ctx.user or {}).get("username", "")
         resumed = self.chat.switch(user, self.ctx.workspace_id)
+        self._clear(restoring=resumed)
         self.render_chip()
+        self.conversations.mark()
+        spawn(self.conversations.refresh(self.ctx.workspace_id))
         if resumed:
             spawn(self._restore(self.chat.conversation_id))
 
     async def _restore(self, conversation_id: str) -> None:
         try:
-            reply = await self.ctx.api.ok("GET", conversation_url(conversation_id))
-        except Exception:  # noqa: BLE001 - a 404 before the first turn: an empty chat is right
+            try:
+                reply = await self.ctx.api.ok("GET", conversation_url(conversation_id))
+            except Exception:  # noqa: BLE001 - a 404 before the first turn: an empty chat is right
+                return
+            data = reply.json() or {}
+            if conversation_id != self.chat.conversation_id:
+                return
+            for message in data.get("messages", []):
+                self.add_message(message.get("role", "assistant"), message.get("content", ""),
+                                 message.get("toolCalls") or [], restored=True)
+        finally:
+            if conversation_id == self.chat.conversation_id:
+                self._restoring = False
+                self._sync_empty()
+
+    def _suggestion_click(self, event) -> None:
+        button = event.target.closest("[data-testid=chat-suggestion]")
+        if button is None or self.chat.sending:
             return
-        data = reply.json() or {}
-        if conversation_id != self.chat.conversation_id:
-            return
-        for message in data.get("messages", []):
-            self.add_message(message.get("role", "assistant"), message.get("content", ""),
-                             message.get("toolCalls") or [], restored=True)
+        suggestion = SUGGESTIONS[int(str(button.dataset.index))]
+        self.input.value = suggestion.text
+        self.input.focus()
+        if suggestion.send:
+            spawn(self.send())
+        else:  # the user finishes the request; the cursor waits at its end
+            end = len(suggestion.text)
+            self.input.setSelectionRange(end, end)
 
     def add_message(self, role: str, text: str, tool_calls=(), restored: bool = False,
                     replace=None) -> None:
-        body = h("div", {"class": "message-text"})  # text nodes and links, never HTML
+        body = h("div", {"class": "message-text"})
         if role == "assistant":
             known = getattr(self.ctx, "known_paths", None) or set()
-            for span in link_spans(text, known, turn_path(tool_calls)):
-                body.append(_link(span) if span.path else span.text)
+            # Markdown with raw HTML off and only safe URLs (reply_model): no markup of the
+            # reply's own reaches the page.
+            body.innerHTML = render_reply(text, known, turn_path(tool_calls))
+            body.classList.add("markdown")
         else:
             body.textContent = text
-        cards = [ProposalCard(self.ctx, self.listeners, self.chat.conversation_id, call)
+        cards = [ProposalCard(self.ctx, self.listeners, self.chat.conversation_id, call,
+                              return_focus=lambda: self.input.focus())
                  for call in tool_calls if is_proposal(call)]
         item = h("li", {"class": f"message {role}", "data-testid": "assistant-message",
                         "data-role": role}, _tool_calls(tool_calls), body,
@@ -173,6 +250,7 @@ class ChatView:
             replace.replaceWith(item)
         else:
             self.log.append(item)
+        self._sync_empty()
         self.log.scrollTop = self.log.scrollHeight
 
     def _log_click(self, event) -> None:
@@ -180,8 +258,10 @@ class ChatView:
         if not link:
             return
         event.preventDefault()  # now, not after an await: the "#" must not reach the address
-        line = link.dataset.line
-        spawn(self.ctx.open_note(str(link.dataset.path), line=int(line) if line else None))
+        # getAttribute, not dataset: a link to a whole note has no data-line, and reading an
+        # absent dataset key from Python raises AttributeError.
+        line = line_of(link.getAttribute("data-line"))
+        spawn(self.ctx.open_note(str(link.getAttribute("data-path")), line=line))
 
     # -- send --------------------------------------------------------------------------
     def _keydown(self, event) -> None:
@@ -221,11 +301,13 @@ class ChatView:
             return
         if sent.restarted:
             self.render_chip()
+        spawn(self.conversations.refresh(self.chat.workspace))  # its title, count, order
         if sent.stopped:  # the user's message stays; the box is free for the next one
             if sent.current:
                 self.log.append(h("li", {"class": "message notice", "data-role": "notice",
                                          "data-testid": "assistant-message",
                                          "text": "Stopped."}))
+                self._sync_empty()
             self.status.textContent = ""
             self.input.focus()
             return
@@ -275,6 +357,7 @@ class ChatView:
                                   "data-testid": "assistant-message", "data-streaming": "true"},
                            h("div", {"class": "message-text"}))
             self.log.append(self._live)
+            self._sync_empty()
         self.log.scrollTop = self.log.scrollHeight
         return self._live
 
@@ -307,13 +390,6 @@ def _tool_call(call: dict):
                      "data-tool": str(call.get("tool", ""))},
              h("p", {"class": "tool-call-head", "text": f"{call.get('tool')}({args}) — {state}"}),
              h("pre", {"text": shown[:4000] + ("…" if len(shown) > 4000 else "")}))
-
-
-def _link(span):
-    where = f"{span.path}, line {span.line}" if span.line else span.path
-    return h("a", {"class": "note-ref", "href": "#", "data-testid": "chat-note-link",
-                   "data-path": span.path, "data-line": span.line, "text": span.text,
-                   "title": f"Open {where}"})
 
 
 def mount(container, ctx) -> ChatView:

@@ -111,6 +111,23 @@ class Chat:
         self._storage.set(conversation_key(self.user, self.workspace), self.conversation_id)
         return self.conversation_id
 
+    def resume(self, conversation_id: str) -> bool:
+        """Continue a stored conversation (from the list); a reload keeps it. False while a
+        send is running (its reply belongs to the conversation it was sent in) or signed out."""
+        if self.sending or not self.workspace or not conversation_id:
+            return False
+        self.conversation_id = conversation_id
+        self._storage.set(conversation_key(self.user, self.workspace), conversation_id)
+        return True
+
+    def deleted(self, conversation_id: str) -> bool:
+        """The server deleted a conversation: True when it was the open one (a new one began)."""
+        if conversation_id != self.conversation_id:
+            return False
+        self._storage.remove(ambient_off_key(conversation_id))
+        self.new_conversation()
+        return True
+
     # -- the ambient toggle (per conversation) ----------------------------------------
 
     def ambient_enabled(self) -> bool:
@@ -229,7 +246,7 @@ def link_spans(text: str, known: Collection[str], default_path: str | None = Non
     for match in _REF.finditer(text):
         path, line = match.group("path"), None
         if path is not None:
-            if not _is_note(path, known):
+            if not is_note(path, known):
                 continue
             current = path
         else:
@@ -246,7 +263,8 @@ def link_spans(text: str, known: Collection[str], default_path: str | None = Non
     return spans
 
 
-def _is_note(path: str, known: Collection[str]) -> bool:
+def is_note(path: str, known: Collection[str]) -> bool:
+    """Whether a name in a reply is a note: one of `known`, or any valid path while unknown."""
     if known:
         return path in known
     try:

@@ -33,9 +33,11 @@ def is_proposal(call: dict) -> bool:
 class ProposalCard:
     """One proposal's card; `el` goes into the assistant's message."""
 
-    def __init__(self, ctx, listeners, conversation_id: str, call: dict) -> None:
+    def __init__(self, ctx, listeners, conversation_id: str, call: dict,
+                 return_focus=lambda: None) -> None:
         result = call["result"]
         self.ctx = ctx
+        self.return_focus = return_focus  # where the keyboard goes when the buttons hide
         self.id = result["proposalId"]
         self.path = str(result.get("path", ""))
         self.url = f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}"
@@ -94,6 +96,7 @@ class ProposalCard:
             return
         self.busy = True
         self.note.textContent = "Applying…"
+        frame = None
         try:
             try:
                 data = (await self.ctx.api.ok("GET", self.url)).json() or {}
@@ -111,6 +114,7 @@ class ProposalCard:
                 await self._apply_on_server()
         finally:
             self.busy = False
+            self._refocus(frame if self.el.dataset.status == APPLIED else None)
 
     def _live_frame(self):
         """The Inbox frame of this window whose editor holds the note (the active one first)."""
@@ -182,3 +186,14 @@ class ProposalCard:
             await self._status_if_settled()
         finally:
             self.busy = False
+            self._refocus(None)
+
+    def _refocus(self, frame) -> None:
+        """Once the buttons are hidden, the focus would fall to the page body: it goes to the
+        editor that took the edit (Ctrl+Z is right there), else back to the chat box."""
+        if not self.apply_button.hidden:
+            return  # nothing settled: the focus stays on the card's buttons
+        if frame is not None:
+            frame.focus_editor()
+        else:
+            self.return_focus()

@@ -1,0 +1,176 @@
+"""The Assistant frame's conversations (SPEC §15) at 1024×768: list, resume with the
+proposals' outcomes, a reload that keeps the open one, delete, and an empty chat's
+suggestions that one click sends."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from e2e.ambient_helpers import TURNS, frames, open_note, put_note, reload_list, send
+from e2e.conftest import Server, sign_in, wait_ready
+
+NOTE = "# Errands\n\n- [ ] buy milk\n- [ ] call the bank\n"
+SMALL = {"width": 1024, "height": 768}
+
+
+@pytest.fixture
+def small(browser: Browser, server: Server) -> Page:
+    """Alice at 1024×768 in a context of her own (her own localStorage)."""
+    context = browser.new_context(viewport=SMALL, locale="en-US")
+    page = context.new_page()
+    sign_in(page, server)
+    yield page
+    context.close()
+
+
+def assistant(page: Page):
+    return frames(page, "assistant").first
+
+
+def messages(page: Page):
+    return assistant(page).get_by_test_id("assistant-message")
+
+
+def item(page: Page, conversation_id: str):
+    return assistant(page).locator(
+        f'[data-testid="conversation-item"][data-conversation-id="{conversation_id}"]')
+
+
+def reachable(locator) -> bool:
+    """The control is what a click at its centre meets (nothing covers it, it is on screen)."""
+    return locator.evaluate("""el => { const r = el.getBoundingClientRect();
+        const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const hit = document.elementFromPoint(x, y);
+        return y < innerHeight && x < innerWidth && !!hit && el.contains(hit); }""")
+
+
+def test_an_old_conversation_resumes_with_its_proposals_outcomes_and_a_reload_keeps_it(
+    small: Page, server: Server
+):
+    page = small
+    put_note(page, server.url, "personal", "conv-errands.md", NOTE)
+    reload_list(page)
+    open_note(page, "conv-errands.md")
+    old = send(page, "mark buy milk as done").body["conversationId"]
+    applied = assistant(page).get_by_test_id("proposal").last
+    applied.get_by_test_id("proposal-apply").click()
+    expect(applied).to_have_attribute("data-status", "applied")
+    send(page, "mark call the bank as done")
+    discarded = assistant(page).get_by_test_id("proposal").last
+    discarded.get_by_test_id("proposal-discard").click()
+    expect(discarded).to_have_attribute("data-status", "discarded")
+    listed = item(page, old)
+    expect(listed).to_contain_text("mark buy milk as done")
+    expect(listed).to_contain_text("4 messages")
+    expect(listed).to_have_attribute("aria-current", "true")
+
+    assistant(page).get_by_test_id("conversation-new").click()
+    expect(messages(page)).to_have_count(0)
+    new = send(page, "hello there").body["conversationId"]
+    assert new != old
+    expect(item(page, new)).to_have_attribute("aria-current", "true")
+    expect(listed).not_to_have_attribute("aria-current", "true")
+    rows = assistant(page).get_by_test_id("conversation-item")
+    expect(rows.first).to_have_attribute("data-conversation-id", new)  # newest first
+
+    assert reachable(listed)
+    listed.click()
+    expect(messages(page)).to_have_count(4)
+    expect(messages(page).first).to_have_text("mark buy milk as done")
+    cards = assistant(page).get_by_test_id("proposal")
+    expect(cards).to_have_count(2)
+    expect(cards.first).to_have_attribute("data-status", "applied")
+    expect(cards.last).to_have_attribute("data-status", "discarded")
+    expect(cards.first.get_by_test_id("proposal-apply")).to_be_hidden()
+    expect(listed).to_have_attribute("aria-current", "true")
+
+    # The next message goes on in the resumed conversation.
+    assert send(page, "thanks").body["conversationId"] == old
+    expect(messages(page)).to_have_count(6)
+
+    page.reload()
+    wait_ready(page)
+    expect(messages(page)).to_have_count(6)
+    expect(cards.first).to_have_attribute("data-status", "applied")
+    expect(cards.last).to_have_attribute("data-status", "discarded")
+    expect(item(page, old)).to_have_attribute("aria-current", "true")
+    expect(item(page, old)).to_contain_text("6 messages")
+
+
+def test_delete_asks_first_then_removes_the_conversation_everywhere(
+    small: Page, server: Server
+):
+    page = small
+    first = send(page, "a conversation to delete").body["conversationId"]
+    assistant(page).get_by_test_id("conversation-new").click()
+    second = send(page, "the one that stays open").body["conversationId"]
+    row = assistant(page).locator(f'li.conversation[data-conversation-id="{first}"]')
+
+    row.get_by_test_id("conversation-delete").click()
+    expect(row.get_by_test_id("conversation-delete-cancel")).to_be_focused()
+    row.get_by_test_id("conversation-delete-cancel").click()  # changed their mind
+    expect(item(page, first)).to_be_visible()
+    assert page.request.get(f"{server.url}/api/assistant/conversations/{first}").ok
+
+    row.get_by_test_id("conversation-delete").click()
+    row.get_by_test_id("conversation-delete-confirm").click()
+    expect(item(page, first)).to_have_count(0)
+    assert page.request.get(f"{server.url}/api/assistant/conversations/{first}").status == 404
+    expect(messages(page)).to_have_count(2)  # the open one is untouched
+    expect(assistant(page).locator(".assistant-status")).to_have_text("Conversation deleted.")
+
+    # Deleting the open one leaves an empty new chat, whose first message starts afresh.
+    open_row = assistant(page).locator(f'li.conversation[data-conversation-id="{second}"]')
+    open_row.get_by_test_id("conversation-delete").click()
+    open_row.get_by_test_id("conversation-delete-confirm").click()
+    expect(item(page, second)).to_have_count(0)
+    expect(messages(page)).to_have_count(0)
+    expect(assistant(page).get_by_test_id("chat-suggestions")).to_be_visible()
+    third = send(page, "after the delete").body["conversationId"]
+    assert third not in (first, second)
+    page.reload()
+    wait_ready(page)
+    expect(messages(page)).to_have_count(2)
+    expect(messages(page).first).to_have_text("after the delete")
+
+
+def test_an_empty_chat_offers_requests_that_one_click_sends(small: Page, server: Server):
+    page = small
+    put_note(page, server.url, "personal", "conv-suggest.md", NOTE)
+    reload_list(page)
+    open_note(page, "conv-suggest.md")
+    assistant(page).get_by_test_id("conversation-new").click()
+    offered = assistant(page).get_by_test_id("chat-suggestion")
+    expect(offered.first).to_be_visible()
+    assert {"summarise this", "add a todo: …", "このノートを要約して"} <= set(
+        offered.all_inner_texts())
+    assert reachable(offered.first)
+
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith(TURNS) else None)
+    box = assistant(page).get_by_test_id("assistant-input")
+    offered.filter(has_text="add a todo").click()  # fills the box for the user to finish
+    expect(box).to_have_value("add a todo: ")
+    expect(box).to_be_focused()
+    box.press_sequentially("water the plants")
+    assert box.evaluate("el => el.value") == "add a todo: water the plants"
+    assert sent == []
+
+    box.fill("")
+    with page.expect_request(lambda r: r.url.endswith(TURNS) and r.method == "POST") as info:
+        offered.filter(has_text="このノートを要約して").click()
+    assert json.loads(info.value.post_data)["message"] == "このノートを要約して"
+    reply = messages(page).and_(assistant(page).locator('[data-role="assistant"]'))
+    expect(reply).to_have_count(1, timeout=30_000)
+    text = reply.inner_text()
+    assert any("\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" for ch in text), text
+    expect(assistant(page).get_by_test_id("chat-suggestions")).to_be_hidden()
+
+    assistant(page).get_by_test_id("conversation-new").click()
+    with page.expect_request(lambda r: r.url.endswith(TURNS) and r.method == "POST") as info:
+        offered.filter(has_text="summarise this").click()
+    assert json.loads(info.value.post_data)["message"] == "summarise this"
+    expect(messages(page)).to_have_count(2, timeout=30_000)

@@ -1,0 +1,159 @@
+"""The Assistant frame's list of the user's conversations: open one, delete one, start anew."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from app.api_model import ApiError, describe
+from app.conversation_model import (
+    Listed,
+    ago,
+    count_label,
+    delete_url,
+    list_url,
+    parse_listing,
+    shown_title,
+    without,
+)
+from app.dom import Listeners, h, spawn
+
+OPEN_KEY = "ana.conversations.open"  # localStorage: "0" when the user folded the list
+
+
+class ConversationList:
+    """`el` holds the toggle, the list and its status; one delegated click listener."""
+
+    def __init__(self, ctx, listeners: Listeners, *, storage, current: Callable[[], str | None],
+                 on_open: Callable[[str], None], on_deleted: Callable[[str], None],
+                 say: Callable[[str], None]) -> None:
+        self.ctx = ctx
+        self.storage = storage
+        self.on_open = on_open
+        self.on_deleted = on_deleted
+        self.say = say
+        self.items: list[Listed] = []
+        self.current = current  # the open conversation's id
+        self.workspace: str | None = None
+        expanded = storage.get(OPEN_KEY) != "0"
+        self.toggle = h("button", {"type": "button", "class": "conversation-toggle",
+                                   "data-testid": "conversation-toggle",
+                                   "aria-expanded": "true" if expanded else "false",
+                                   "text": "Conversations"})
+        self.list = h("ul", {"class": "conversation-list", "data-testid": "conversation-list",
+                             "aria-label": "Your conversations", "hidden": not expanded})
+        listeners.on(self.toggle, "click", lambda event: self.flip())
+        listeners.on(self.list, "click", self._click)
+        listeners.on(self.list, "keydown", self._keydown)
+
+    # -- the list ----------------------------------------------------------------------
+    def flip(self) -> None:
+        expanded = self.list.hidden  # hidden now: it opens
+        self.list.hidden = not expanded
+        self.toggle.setAttribute("aria-expanded", "true" if expanded else "false")
+        self.storage.set(OPEN_KEY, "1" if expanded else "0")
+
+    async def refresh(self, workspace: str | None) -> None:
+        """Read the list again (a workspace switch, a finished turn, a delete)."""
+        self.workspace = workspace
+        if not workspace:
+            self.show([])
+            return
+        try:
+            data = (await self.ctx.api.ok("GET", list_url(workspace))).json()
+        except Exception:  # noqa: BLE001 - the chat works without its list; the next refresh tries
+            return
+        if workspace == self.workspace:  # not switched meanwhile
+            self.show(parse_listing(data))
+
+    def show(self, items: list[Listed]) -> None:
+        self.items = items
+        now = datetime.now(UTC)
+        self.toggle.textContent = f"Conversations ({len(items)})"
+        self.list.replaceChildren(*[self._row(item, now) for item in items])
+        self.mark()
+
+    def mark(self) -> None:
+        """Show which conversation is open (`aria-current`)."""
+        conversation_id = self.current()
+        for button in self.list.querySelectorAll("[data-testid=conversation-item]"):
+            if button.dataset.conversationId == conversation_id:
+                button.setAttribute("aria-current", "true")
+            else:
+                button.removeAttribute("aria-current")
+
+    def _row(self, item: Listed, now: datetime):
+        title = shown_title(item)
+        when = ago(item.updated_at, now)
+        meta = " · ".join(part for part in (count_label(item.message_count), when) if part)
+        return h("li", {"class": "conversation", "data-conversation-id": item.conversation_id},
+                 h("button", {"type": "button", "class": "conversation-open",
+                              "data-testid": "conversation-item",
+                              "data-conversation-id": item.conversation_id,
+                              "title": f"Open: {title}"},
+                   h("span", {"class": "conversation-title", "text": title}),
+                   h("span", {"class": "conversation-meta", "text": meta})),
+                 h("button", {"type": "button", "class": "conversation-delete",
+                              "data-testid": "conversation-delete", "text": "×",
+                              "aria-label": f"Delete the conversation “{title}”",
+                              "title": "Delete this conversation"}))
+
+    # -- clicks ------------------------------------------------------------------------
+    def _click(self, event) -> None:
+        target = event.target.closest("button")
+        row = event.target.closest("li.conversation")
+        if target is None or row is None:
+            return
+        cid = str(row.dataset.conversationId)
+        testid = str(target.dataset.testid)
+        if testid == "conversation-item":
+            self.on_open(cid)
+        elif testid == "conversation-delete":
+            self._confirm(row)
+        elif testid == "conversation-delete-confirm":
+            spawn(self.delete(cid))
+        elif testid == "conversation-delete-cancel":
+            self._unconfirm(row)
+
+    def _keydown(self, event) -> None:
+        row = event.target.closest("li.conversation")
+        if event.key == "Escape" and row is not None and row.querySelector(".confirm"):
+            event.preventDefault()
+            self._unconfirm(row)
+
+    def _confirm(self, row) -> None:
+        """Deleting cannot be undone: the row asks first (Escape or Cancel keeps it)."""
+        for button in row.querySelectorAll("button"):
+            button.hidden = True
+        cancel = h("button", {"type": "button", "data-testid": "conversation-delete-cancel",
+                              "text": "Cancel"})
+        row.append(h("span", {"class": "confirm", "role": "group"},
+                     h("span", {"text": "Delete this conversation?"}),
+                     h("button", {"type": "button", "class": "danger",
+                                  "data-testid": "conversation-delete-confirm",
+                                  "text": "Delete"}),
+                     cancel))
+        cancel.focus()
+
+    def _unconfirm(self, row) -> None:
+        confirm = row.querySelector(".confirm")
+        if confirm is not None:
+            confirm.remove()
+        for button in row.querySelectorAll("button"):
+            button.hidden = False
+        row.querySelector("[data-testid=conversation-delete]").focus()
+
+    async def delete(self, conversation_id: str) -> None:
+        try:
+            await self.ctx.api.ok("DELETE", delete_url(conversation_id))
+        except ApiError as exc:
+            if exc.status != 404:  # 404: already gone (another window): drop it all the same
+                self.say(f"Not deleted: {exc.detail}")
+                return
+        except Exception as exc:  # noqa: BLE001 - offline: said, nothing changed
+            self.say(f"Not deleted: {describe(exc)}")
+            return
+        self.show(without(self.items, conversation_id))
+        self.on_deleted(conversation_id)
+        self.say("Conversation deleted.")
+        self.toggle.focus()  # its row is gone: the list's own button keeps the keyboard here
