@@ -59,7 +59,7 @@ def python_bundle(web_dir: Path | None = None) -> bytes:
         (Path(ambient.__file__).resolve().parent, "ambient"),
         ((web_dir or page_dir()) / "app", "app"),
     ]
-    for package in ("markdown_it", "mdurl"):
+    for package in ("markdown_it", "mdurl", "merge3"):
         spec = find_spec(package)
         if spec is None or not spec.submodule_search_locations:
             raise RuntimeError(f"{package} is not installed; run ./dev setup")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 REPO = Path("/repo")
 # What a pure-core test may import: the standard library, the core itself, the page's pure
-# models, the tests' own fakes and pure-Python test and parsing libraries.
-ALLOWED_ROOTS = {"ambient", "app", "tests", "pytest", "hypothesis", "markdown_it", "mdurl"}
+# models, the tests' own fakes and pure-Python test, parsing and merging libraries.
+ALLOWED_ROOTS = {"ambient", "app", "tests", "pytest", "hypothesis", "markdown_it", "mdurl",
+                 "merge3"}
 
 
 def _imported(tree: ast.Module) -> set[str]:

@@ -10,8 +10,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page
 from app.api_model import OfflineError
 from app.autosave_model import (
     CONFLICT,
+    DELETED,
     ERROR,
     OFFLINE,
+    PENDING,
     SAVED,
     Autosaver,
     PutResult,
@@ -39,6 +41,11 @@ class FakeEditor:
         self.notified = self.changes != seen
         return self.notified
 
+    def show(self, mine: str, text: str) -> None:
+        """A change made elsewhere lands on screen: not counted as an edit (editor.js)."""
+        assert mine == self.text, "the saver decided on a stale read of the screen"
+        self.text = text
+
 
 class FakeServer:
     """Revisions, stored text, and switches for outages, slowness and other writers."""
@@ -48,6 +55,7 @@ class FakeServer:
         self.down = False
         self.hold: asyncio.Event | None = None
         self.apply_then_fail = False
+        self.gets = 0
 
     async def put(self, text: str, revision: str | None) -> PutResult:
         self.puts.append(text)
@@ -64,8 +72,11 @@ class FakeServer:
         return PutResult("ok", str(self.revision))
 
     async def latest(self) -> tuple[str | None, str | None]:
+        self.gets += 1
         if self.down:
             raise OfflineError("offline")
+        if self.text is None:
+            return None, None
         return self.text, str(self.revision)
 
     def someone_else_saves(self, text: str) -> None:
@@ -75,9 +86,9 @@ class FakeServer:
 def make(text: str = "start", delay: float = 0.02) -> tuple[FakeEditor, FakeServer, Autosaver,
                                                                list[str]]:
     editor, server, states = FakeEditor(text), FakeServer(text), []
-    saver = Autosaver(revision="1", read=editor.read, mark_saved=editor.mark_saved,
+    saver = Autosaver(revision="1", base=text, read=editor.read, mark_saved=editor.mark_saved,
                       put=server.put, latest=server.latest,
-                      on_state=lambda state, detail: states.append(state),
+                      on_state=lambda state, detail: states.append(state), show=editor.show,
                       delay=delay, backoff=(0.01, 0.02))
     editor.saver = saver
     return editor, server, saver, states
@@ -85,6 +96,13 @@ def make(text: str = "start", delay: float = 0.02) -> tuple[FakeEditor, FakeServ
 
 def run(coro):
     return asyncio.run(coro)
+
+
+async def until(condition, timeout: float = 5.0) -> None:
+    """Wait for `condition()` (a deadline, not a fixed sleep: timers run late on a busy box)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.005)
 
 
 def test_debounced_save_sends_the_whole_burst_once() -> None:
@@ -165,7 +183,7 @@ def test_take_theirs_and_copy_use_accept() -> None:
         editor.type("!")
         await saver.flush()
         editor.text = saver.theirs[0]  # the page loads their text (not counted as an edit)
-        saver.accept(saver.theirs[1], editor.changes)
+        saver.accept(saver.theirs[1], editor.changes, editor.text)
         assert saver.state == SAVED and not editor.notified
         editor.type("+")
         assert await saver.flush() and server.text == "theirs+"
@@ -189,7 +207,7 @@ def test_closing_during_a_save_still_sends_the_newest_text() -> None:
         editor, server, saver, _ = make(delay=0.01)
         server.hold = asyncio.Event()
         editor.type(" v1")
-        await asyncio.sleep(0.03)  # the save of " v1" is on the wire, held by the server
+        await until(lambda: server.puts)  # the save of " v1" is on the wire, held by the server
         assert server.puts == ["start v1"]
         editor.type(" v2")  # typed while that save is in flight
         finished = []
@@ -217,4 +235,91 @@ def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
         assert saver.state == ERROR and saver.detail == "Too large."
         saver.retry()
         assert await saver.flush() and server.text == "startx"
+    run(scenario())
+
+
+# -- changes made elsewhere (SPEC §13): the stream's refresh and a lost race share one merge --
+
+
+def test_our_own_save_coming_back_changes_nothing_and_reads_nothing() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("a\n")
+        editor.type("b\n")
+        assert await saver.flush()
+        assert await saver.refresh(str(server.revision)) is None
+        assert server.gets == 0 and editor.text == "a\nb\n" and saver.state == SAVED
+    run(scenario())
+
+
+def test_a_clean_editor_takes_the_new_saved_copy_and_builds_on_it() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("one\ntwo\n")
+        server.someone_else_saves("one\n2\n")
+        assert await saver.refresh(str(server.revision)) == "replace"
+        assert editor.text == "one\n2\n" and saver.state == SAVED and not editor.notified
+        editor.type("three\n")
+        assert await saver.flush() and server.text == "one\n2\nthree\n"
+    run(scenario())
+
+
+def test_unsaved_keystrokes_merge_with_a_change_on_another_line_and_are_saved() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("a\nb\nc\n", delay=10)
+        editor.type("d\n")  # unsaved: the debounce is long
+        server.someone_else_saves("A\nb\nc\n")
+        assert await saver.refresh(str(server.revision)) == "merged"
+        assert editor.text == "A\nb\nc\nd\n" and saver.state == PENDING
+        assert await saver.flush() and server.text == "A\nb\nc\nd\n"
+    run(scenario())
+
+
+def test_a_same_line_change_is_a_conflict_that_changes_and_saves_nothing() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("a\nb", delay=10)
+        editor.type(" mine")
+        server.someone_else_saves("a\nb theirs")
+        puts = len(server.puts)
+        assert await saver.refresh(str(server.revision)) == "conflict"
+        assert saver.state == CONFLICT and saver.theirs == ("a\nb theirs", "2")
+        assert editor.text == "a\nb mine" and len(server.puts) == puts
+        saver.keep_mine()
+        assert await saver.flush() and server.text == "a\nb mine"
+    run(scenario())
+
+
+def test_an_autosave_that_loses_the_race_merges_instead_of_stopping() -> None:
+    async def scenario():
+        editor, server, saver, states = make("a\nb\nc\n")
+        server.someone_else_saves("A\nb\nc\n")  # unseen: no event arrived
+        editor.type("z")  # "a\nb\nc\nz"
+        assert await saver.flush()
+        assert CONFLICT not in states
+        assert server.text == editor.text == "A\nb\nc\nz"
+    run(scenario())
+
+
+def test_deleted_elsewhere_keeps_the_text_and_an_edit_saves_it_again() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("keep me\n", delay=10)
+        editor.type("!")
+        server.text = None
+        assert await saver.refresh() == DELETED
+        assert saver.state == DELETED and not saver.dirty and editor.text == "keep me\n!"
+        assert await saver.flush()  # nothing to save: a workspace switch is not blocked
+        editor.type("?")
+        assert await saver.flush() and server.text == "keep me\n!?"
+    run(scenario())
+
+
+def test_refresh_waits_for_a_save_in_flight_and_then_knows_it_was_its_own() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("x\n", delay=0.01)
+        server.hold = asyncio.Event()
+        editor.type("y")
+        await until(lambda: server.puts)  # the PUT is on the wire
+        refreshing = asyncio.ensure_future(saver.refresh("2"))  # the stream announces r2
+        await asyncio.sleep(0.02)
+        assert not refreshing.done()  # it waits for the save, however long that takes
+        server.hold.set()
+        assert await refreshing is None and server.gets == 0 and editor.text == "x\ny"
     run(scenario())
