@@ -69,6 +69,12 @@ class Settings(BaseSettings):
         "10.0.0.0/8). Empty means none: the client address is the peer's own, so a client "
         "cannot pick the address the sign-in throttle counts.",
     )
+    rate_limit_storage: str = Field(
+        "memory://",
+        description="Where the sign-in, per-user and MCP limits count: memory:// (each "
+        "process on its own) or a Redis URL such as redis://127.0.0.1:6379/0 shared by every "
+        "process, so N processes allow the documented numbers, not N times them.",
+    )
     header_timeout_seconds: float = Field(
         10, gt=0, description="A request's header section must arrive within this many "
         "seconds of its first byte (or of the connection opening), else the connection closes."
@@ -125,6 +131,17 @@ class Settings(BaseSettings):
             parse_rate_limit(value)
         except ValueError:
             raise ValueError("route_rate_limit must look like 300/minute") from None
+        return value
+
+    @field_validator("rate_limit_storage")
+    @classmethod
+    def _known_storage(cls, value: str) -> str:
+        scheme = value.split("://", 1)[0].lower() if "://" in value else ""
+        if scheme not in ("memory", "redis", "rediss", "redis+unix"):
+            raise ValueError(
+                "rate_limit_storage must be memory:// or a redis://, rediss:// or "
+                "redis+unix:// URL"
+            )
         return value
 
     @field_validator("log_level")
