@@ -97,7 +97,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.model = ChatModel.from_settings(settings)
     app.state.agent = agent_for(app.state.model)
 
-    app.state.throttle = Throttle(settings.route_rate_limit)
+    app.state.throttle = Throttle(settings.route_rate_limit, settings.rate_limit_storage)
 
     install_error_handlers(app)
     # Innermost first. A request meets: nosniff, the log, the Host check, the body limit,

@@ -62,6 +62,19 @@ class Settings(BaseSettings):
         description="Per-user limit on each expensive route (assistant turns, tool calls, "
         "inline commands, MCP), in the `limits` notation; more gets 429 with Retry-After.",
     )
+    trusted_proxies: str = Field(
+        "",
+        description="Addresses (or networks) of the reverse proxies whose X-Forwarded-For and "
+        "X-Forwarded-Proto headers are believed, comma-separated (e.g. 127.0.0.1 or "
+        "10.0.0.0/8). Empty means none: the client address is the peer's own, so a client "
+        "cannot pick the address the sign-in throttle counts.",
+    )
+    rate_limit_storage: str = Field(
+        "memory://",
+        description="Where the sign-in, per-user and MCP limits count: memory:// (each "
+        "process on its own) or a Redis URL such as redis://127.0.0.1:6379/0 shared by every "
+        "process, so N processes allow the documented numbers, not N times them.",
+    )
     header_timeout_seconds: float = Field(
         10, gt=0, description="A request's header section must arrive within this many "
         "seconds of its first byte (or of the connection opening), else the connection closes."
@@ -120,6 +133,17 @@ class Settings(BaseSettings):
             raise ValueError("route_rate_limit must look like 300/minute") from None
         return value
 
+    @field_validator("rate_limit_storage")
+    @classmethod
+    def _known_storage(cls, value: str) -> str:
+        scheme = value.split("://", 1)[0].lower() if "://" in value else ""
+        if scheme not in ("memory", "redis", "rediss", "redis+unix"):
+            raise ValueError(
+                "rate_limit_storage must be memory:// or a redis://, rediss:// or "
+                "redis+unix:// URL"
+            )
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _known_level(cls, value: str) -> str:
@@ -142,6 +166,10 @@ class Settings(BaseSettings):
             hosts.append(f"[{configured}]" if ":" in configured else configured)
         hosts += [h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()]
         return list(dict.fromkeys(hosts))
+
+    def trusted_proxy_list(self) -> list[str]:
+        """The proxies named in trusted_proxies (empty: forwarded headers are not believed)."""
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     def check_secure(self) -> None:
         """Refuse the development secret outside demo mode, and demo mode off loopback."""

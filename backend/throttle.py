@@ -1,11 +1,12 @@
 """Throttling on the `limits` library: sign-in attempts (SPEC §12) and expensive routes per user.
 
-One `Throttle` per app (`app.state.throttle`), counting in process memory: each server process
-counts on its own. Other routers use it in one of two ways:
+One `Throttle` per app (`app.state.throttle`). It counts in process memory by default (each
+server process on its own); `rate_limit_storage` (e.g. redis://host:6379) points the same
+`limits` counters at Redis, shared by every process. Other routers use it in one of two ways:
 
 - a route behind the session cookie adds `dependencies=[Depends(per_user("inline"))]`
-  (and `429` to its documented responses): more than `route_rate_limit` calls a minute by
-  one user get 429 with Retry-After;
+  (`backend.api.deps.per_user`, and `429` to its documented responses): more than
+  `route_rate_limit` calls a minute by one user get 429 with Retry-After;
 - code that knows the user another way (an MCP token) calls
   `request.app.state.throttle.hit_route("mcp", user_id)`, which raises `TooManyRequests`
   (a DomainError: the app's handler answers 429 with Retry-After).
@@ -16,14 +17,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
+from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
-from backend.api.deps import CurrentUser
 from backend.errors import TooManyRequests
 
 SIGN_IN_PER_USERNAME = parse("5/minute")
@@ -38,8 +37,12 @@ TOO_MANY_CALLS = "Too many requests in a short time. Please wait a moment and tr
 class Throttle:
     """Fixed one-minute windows: the window starts at the first counted attempt."""
 
-    def __init__(self, route_limit: str = "300/minute") -> None:
-        self.storage = MemoryStorage()
+    def __init__(self, route_limit: str = "300/minute", storage: str = "memory://") -> None:
+        self.storage = storage_from_string(storage)
+        if not self.storage.check():  # Redis unreachable: refuse to start rather than 500
+            raise RuntimeError(
+                f"The rate-limit storage {storage.split('://')[0]}:// cannot be reached."
+            )
         self.limiter = FixedWindowRateLimiter(self.storage)
         self.route_limit = parse(route_limit)
         self.password_slots = threading.BoundedSemaphore(PASSWORD_CHECKS_AT_ONCE)
@@ -49,11 +52,15 @@ class Throttle:
         reset = self.limiter.get_window_stats(item, *ids).reset_time
         return max(1, math.ceil(reset - time.time()))
 
+    def _give_back(self, item: RateLimitItem, ids: tuple[str, ...]) -> None:
+        """Undo one counted hit (every storage can add -1; only memory has decr)."""
+        self.storage.incr(item.key_for(*ids), item.get_expiry(), amount=-1)
+
     def _take(self, item: RateLimitItem, ids: tuple[str, ...], message: str) -> None:
         if not self.limiter.test(item, *ids):
             raise TooManyRequests(message, retry_after=self.retry_after(item, *ids))
         if not self.limiter.hit(item, *ids):  # lost a race with a parallel request
-            self.storage.decr(item.key_for(*ids))
+            self._give_back(item, ids)
             raise TooManyRequests(message, retry_after=self.retry_after(item, *ids))
 
     def begin_sign_in(self, username: str, address: str) -> None:
@@ -66,13 +73,13 @@ class Throttle:
         try:
             self._take(SIGN_IN_PER_ADDRESS, ("sign-in-address", address), TOO_MANY_SIGN_INS)
         except TooManyRequests:
-            self.storage.decr(SIGN_IN_PER_USERNAME.key_for("sign-in-user", username))
+            self._give_back(SIGN_IN_PER_USERNAME, ("sign-in-user", username))
             raise
 
     def sign_in_succeeded(self, username: str, address: str) -> None:
         """A success clears the username's count and does not count against the address."""
         self.limiter.clear(SIGN_IN_PER_USERNAME, "sign-in-user", username)
-        self.storage.decr(SIGN_IN_PER_ADDRESS.key_for("sign-in-address", address))
+        self._give_back(SIGN_IN_PER_ADDRESS, ("sign-in-address", address))
 
     def hit_route(self, route: str, user_key: str | int) -> None:
         """Count one call of an expensive route by one user; TooManyRequests when over."""
@@ -82,12 +89,3 @@ class Throttle:
 def client_address(request: Request) -> str:
     """The peer address as the server saw it (behind a proxy: the proxy's)."""
     return request.client.host if request.client else "unknown"
-
-
-def per_user(route: str) -> Callable[..., Awaitable[None]]:
-    """A dependency that counts the signed-in user's calls of `route` (429 when over)."""
-
-    async def dependency(request: Request, user: CurrentUser) -> None:
-        request.app.state.throttle.hit_route(route, user.id)
-
-    return dependency

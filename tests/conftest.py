@@ -14,6 +14,9 @@ Reuse these in integration tests:
 PostgreSQL: one cluster per test session (initdb + pg_ctl into a temp dir, unix socket only),
 one database per test. `ANA_TEST_POSTGRES_URL` points the tests at an existing server instead
 (its user must be allowed to CREATE DATABASE). Missing binaries fail loudly; nothing skips.
+
+Redis (`redis_url`, emptied per test): one `redis-server` per session on a free loopback port,
+started on first use, for the limits shared across processes.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ import itertools
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from serve_helpers import free_port
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
@@ -66,11 +70,6 @@ def _pg_bindir() -> Path:
         pytrace=False,
     )
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class PgServer:
@@ -114,7 +113,7 @@ def _start_cluster() -> PgServer:
     if os.geteuid() == 0:  # initdb refuses to run as root
         shutil.chown(root, user="postgres")
         as_postgres = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
+    port = free_port()
 
     def run(*args: str) -> None:
         result = subprocess.run([*as_postgres, *args], check=False, capture_output=True, text=True)
@@ -165,6 +164,56 @@ def _fresh_pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
         yield url
     finally:
         server.drop_database(name)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway Redis (Debian's redis-server) on a free loopback port, for the session,
+    started on first use; nothing is saved to disk."""
+    import redis
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server was not found. Install Debian's `redis-server` package "
+                    "(./dev setup does it).", pytrace=False)
+    port = free_port()
+    work = tmp_path_factory.mktemp("redis")
+    with (work / "redis.log").open("wb") as log:
+        process = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(work)],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.RedisError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"redis-server did not start:\n{(work / 'redis.log').read_text()}")
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        client.close()
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """The session's Redis, emptied for this test."""
+    import redis
+
+    with redis.Redis.from_url(redis_server) as client:
+        client.flushall()
+    return redis_server
 
 
 # --- databases and apps --------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated
 from urllib.parse import unquote_to_bytes
 
@@ -88,6 +88,16 @@ def member_workspace(ws: str, user: CurrentUser, db: SessionDep) -> str:
 
 
 MemberWorkspace = Annotated[str, Depends(member_workspace)]
+
+
+def per_user(route: str) -> Callable[..., Awaitable[None]]:
+    """A dependency that counts the signed-in user's calls of `route` (backend.throttle: 429
+    past route_rate_limit, with Retry-After)."""
+
+    async def dependency(request: Request, user: CurrentUser) -> None:
+        request.app.state.throttle.hit_route(route, user.id)
+
+    return dependency
 
 
 def note_path(request: Request, path: str) -> str:

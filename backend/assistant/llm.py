@@ -13,6 +13,7 @@ from backend.assistant.intent import language
 from backend.assistant.model import MALFORMED, ChatModel, ModelFailure
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.config import Settings
+from backend.tool_arguments import refused
 
 log = logging.getLogger("ambient.assistant.llm")
 
@@ -216,7 +217,7 @@ def run_tool(ctx: ToolContext, tc: object, calls: list[dict], turn_id) -> dict:
     except UnknownTool:
         result = {"ok": False, "text": "There is no tool with that name."}
     except ToolArgumentError as exc:
-        result = {"ok": False, "text": f"Invalid arguments: {exc}"}
+        result = refused(str(exc))
     calls.append(
         {"tool": name, "arguments": args if isinstance(args, dict) else {}, "result": result}
     )

@@ -10,24 +10,27 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Any
 
 import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field as PydanticField
+from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from backend import tool_arguments as args
 from backend.db import utcnow
 from backend.errors import TooManyRequests
-from backend.outside_agents import tools
+from backend.outside_agents import tools as tools_
 from backend.services import search
 from backend.services import tokens as tokens_service
 
@@ -41,6 +44,10 @@ NO_TOKEN = (
 )
 BAD_TOKEN = "The token is unknown, expired or revoked. Create a new one in the notes page."
 FOREIGN_ORIGIN = "Requests from another web origin are not allowed here."
+NO_EVENT_STREAM = (
+    "This server is stateless: it sends nothing unasked, so there is no event stream to open "
+    "with GET. Send each request as a POST."
+)
 
 INSTRUCTIONS = (
     "Tools for the user's Markdown notes. When the user says 'this note', 'the current "
@@ -50,101 +57,104 @@ INSTRUCTIONS = (
     "the workspace of the open note. If a result has a caveat, repeat it to the user."
 )
 
-MaxBytes = Annotated[
-    int | None,
-    Field(description="Largest number of UTF-8 bytes of note text to return (default 65,536, "
-                      "at most 262,144); a longer note comes back partial."),
-]
-WorkspaceId = Annotated[
-    str, Field(description="The workspace id, such as 'personal' or 'team'.", max_length=64)
-]
-NotePath = Annotated[
-    str,
-    Field(description="Workspace-relative path of the note, such as 'notes/plan.md'.",
-          max_length=4096),
-]
-Query = Annotated[
-    str, Field(description="Words that must all occur in the note (case-insensitive).",
-               max_length=200),
-]
-
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+
+Work = Callable[[Session, int, Any], dict]
+
+
+class _CheckedTool(Tool):
+    """An SDK tool whose arguments are checked by our own model (backend.tool_arguments)
+    before anything runs: a refusal is the documented result, `ok: false` and one plain
+    sentence, never the validator's own text."""
+
+    arguments: type[args.Arguments] = PydanticField(exclude=True)
+    work: Any = PydanticField(exclude=True)  # Work: (db, user id, checked arguments) -> result
+    sessions: Any = PydanticField(exclude=True)  # the app's sessionmaker
+
+    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False
+                  ) -> Any:
+        try:
+            checked = self.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            return _result(args.refused(args.problem(exc)))
+        user_id = context.request_context.request.scope[USER_KEY]  # set by McpGuard
+        return await anyio.to_thread.run_sync(self._run, user_id, checked)
+
+    def _run(self, user_id: int, checked: args.Arguments) -> CallToolResult:
+        with self.sessions() as db:
+            return _result(self.work(db, user_id, checked))
+
+
+def _result(result: dict) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=result["text"])],
+        structured_content=result,
+        is_error=not result["ok"],
+    )
+
+
+def _tool(sessions: sessionmaker[Session], name: str, description: str,
+          model: type[args.Arguments], work: Work) -> Tool:
+    def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
+        raise NotImplementedError
+
+    base = Tool.from_function(unused, name=name, description=description,
+                              annotations=READ_ONLY, structured_output=False)
+    fields = {key: getattr(base, key) for key in Tool.model_fields}
+    fields["parameters"] = args.schema(model)
+    return _CheckedTool(**fields, arguments=model, work=work, sessions=sessions)
 
 
 def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
     """The MCP server with its four tools; each call opens its own database session."""
-    with _sdk_leaves_logging_alone():
-        server = MCPServer(
-            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
-        )
-
-    def run(ctx: Context, work: Callable[[Session, int], dict]) -> CallToolResult:
-        user_id = ctx.request_context.request.scope[USER_KEY]  # set by McpGuard, never absent
-        with sessions() as db:
-            result = work(db, user_id)
-        return CallToolResult(
-            content=[TextContent(type="text", text=result["text"])],
-            structured_content=result,
-            is_error=not result["ok"],
-        )
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+    tools = [
+        _tool(
+            sessions,
+            "get_active_note",
             "Read the note the user is looking at right now in their notes page: its "
             "workspace, path, view, selection and saved text. Call this first whenever the "
             "user says 'this note', 'the current note', 'the note I have open', 'summarise "
             "this' or similar without naming a note, and again for each new request (the "
             "open note may have changed). If the result says 'stale', the saved copy is "
-            "behind the screen: repeat its caveat sentence to the user."
+            "behind the screen: repeat its caveat sentence to the user.",
+            args.McpGetActiveNote,
+            lambda db, uid, a: tools_.get_active_note(
+                db, user_id=uid, max_bytes=a.max_bytes, now=utcnow()),
         ),
-    )
-    def get_active_note(ctx: Context, maxBytes: MaxBytes = None) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.get_active_note(
-            db, user_id=uid, max_bytes=maxBytes, now=utcnow()))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "list_documents",
             "List the notes of one of the user's workspaces (path and size of each). Call "
-            "this when the user asks which notes they have, or to find a note by its name."
+            "this when the user asks which notes they have, or to find a note by its name.",
+            args.McpListDocuments,
+            lambda db, uid, a: tools_.list_documents(db, user_id=uid, workspace_id=a.workspace_id),
         ),
-    )
-    def list_documents(ctx: Context, workspaceId: WorkspaceId) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.list_documents(
-            db, user_id=uid, workspace_id=workspaceId))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "read_document",
             "Read one note by its path in a workspace (its saved copy). Call this when the "
-            "user names a note; for 'this note' use get_active_note instead."
+            "user names a note; for 'this note' use get_active_note instead.",
+            args.McpReadDocument,
+            lambda db, uid, a: tools_.read_document(
+                db, user_id=uid, workspace_id=a.workspace_id, path=a.path,
+                max_bytes=a.max_bytes),
         ),
-    )
-    def read_document(
-        ctx: Context,
-        workspaceId: WorkspaceId,
-        path: NotePath,
-        maxBytes: MaxBytes = None,
-    ) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.read_document(
-            db, user_id=uid, workspace_id=workspaceId, path=path, max_bytes=maxBytes))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "search_notes",
             "Search a workspace's notes for every word of a query (case-insensitive, "
             f"Japanese included); answers up to {search.MAX_RESULTS} notes with the line and a "
-            "snippet. Call this for 'which notes mention ...' or to find a note by its content."
+            "snippet. Call this for 'which notes mention ...' or to find a note by its content.",
+            args.McpSearchNotes,
+            lambda db, uid, a: tools_.search_notes(
+                db, user_id=uid, workspace_id=a.workspace_id, query=a.query),
         ),
-    )
-    def search_notes(
-        ctx: Context, workspaceId: WorkspaceId, query: Query
-    ) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.search_notes(
-            db, user_id=uid, workspace_id=workspaceId, query=query))
-
-    return server
+    ]
+    with _sdk_leaves_logging_alone():
+        return MCPServer(
+            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING",
+            tools=tools,
+        )
 
 
 @contextmanager
@@ -185,6 +195,14 @@ class McpGuard:
         headers = Headers(scope=scope)
         if headers.get("origin") is not None and not self.same_origin(scope):
             await JSONResponse({"detail": FOREIGN_ORIGIN}, status_code=403)(scope, receive, send)
+            return
+        if scope["method"] == "GET":
+            # Stateless mode never sends unasked, so the transport's GET stream would stay
+            # open with nothing in it (and outlive a revoked token): refuse it, as the
+            # transport allows, before any token lookup or rate budget is spent.
+            response = JSONResponse({"detail": NO_EVENT_STREAM}, status_code=405,
+                                    headers={"Allow": "POST, DELETE"})
+            await response(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
         user_id = await anyio.to_thread.run_sync(self._user_id, token) if token else None

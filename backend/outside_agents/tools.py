@@ -1,8 +1,8 @@
 """What the MCP tools answer: the assistant's document rules, with a token's authority.
 
 The authority here is the token's user and their workspace membership (no delivery row,
-no key session). Reading, framing and the access messages are the assistant's own
-(backend.assistant.tools), so both channels say the same thing for the same failure.
+no key session). Reading, listing, searching and their wording are the shared service's
+(backend.services.notes_reading), so both channels say the same thing for the same case.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from backend.assistant import tools as assistant_tools
-from backend.assistant.tools import NOT_MEMBER, clamp_max_bytes
 from backend.services import active_note as active_note_service
-from backend.services import search, workspaces
+from backend.services import notes_reading as reading
+from backend.services import workspaces
 
 SHARING_OFF = "sharing_off"
 NO_ACTIVE_NOTE = "no_active_note"
-SEARCH_REFUSED = "bad_query"
 
 SHARING_OFF_TEXT = (
     "The user has not switched on sharing of their active note with outside agents, so I "
@@ -36,14 +34,14 @@ def _no_access(workspace_id: str, db: Session, user_id: int) -> dict | None:
     """The assistant's not-a-member failure, or None when the user may read the workspace."""
     if workspaces.is_member(db, user_id=user_id, workspace_id=workspace_id):
         return None
-    return assistant_tools.failure(NOT_MEMBER)
+    return reading.failure(reading.NOT_MEMBER)
 
 
 def list_documents(db: Session, *, user_id: int, workspace_id: str) -> dict:
     refused = _no_access(workspace_id, db, user_id)
     if refused:
         return refused
-    return assistant_tools.list_saved(db, workspace_id)
+    return reading.list_saved(db, workspace_id)
 
 
 def read_document(
@@ -52,10 +50,10 @@ def read_document(
     refused = _no_access(workspace_id, db, user_id)
     if refused:
         return refused
-    result = assistant_tools.read_saved(db, workspace_id, path, clamp_max_bytes(max_bytes))
+    result = reading.read_saved(db, workspace_id, path, reading.clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
-    framed = assistant_tools.frame(result, "Note")
+    framed = reading.frame(result, "Note")
     framed["workspaceId"] = workspace_id
     return framed
 
@@ -64,16 +62,7 @@ def search_notes(db: Session, *, user_id: int, workspace_id: str, query: str) ->
     refused = _no_access(workspace_id, db, user_id)
     if refused:
         return refused
-    try:
-        hits = search.search(db, workspace_id=workspace_id, query=query)
-    except search.InvalidQuery as exc:  # the search's own plain message (empty, too long, ...)
-        return {"ok": False, "reason": SEARCH_REFUSED, "text": exc.message}
-    if hits:
-        lines = "\n".join(f"- {h['path']}, line {h['line']}: {h['snippet']}" for h in hits)
-        text = f"Notes in workspace {workspace_id} that mention it ({len(hits)}):\n{lines}"
-    else:
-        text = f"No note in workspace {workspace_id} contains every word of that search."
-    return {"ok": True, "workspaceId": workspace_id, "results": hits, "text": text}
+    return reading.search_saved(db, workspace_id, query)
 
 
 def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: datetime) -> dict:
@@ -92,17 +81,17 @@ def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: da
     if refused:
         return refused
     pointer = active.pointer
-    result = assistant_tools.read_saved(
-        db, active.workspace_id, pointer.path, clamp_max_bytes(max_bytes)
+    result = reading.read_saved(
+        db, active.workspace_id, pointer.path, reading.clamp_max_bytes(max_bytes)
     )
     if not result["ok"]:
         return result
-    assistant_tools.compare_with_pointer(result, pointer, need_flushed=False)
-    framed = assistant_tools.frame(result, assistant_tools.ACTIVE_HEADING)
+    reading.compare_with_pointer(result, pointer, need_flushed=False)
+    framed = reading.frame(result, reading.ACTIVE_HEADING)
     framed.update(
         workspaceId=active.workspace_id,
         view=pointer.view,
-        selection=assistant_tools.selection_of(pointer),
+        selection=reading.selection_of(pointer),
         publishedAt=active.refreshed_at.isoformat().replace("+00:00", "Z"),
     )
     return framed

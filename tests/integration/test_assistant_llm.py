@@ -296,8 +296,8 @@ def test_the_model_proposes_edits_under_the_same_rules(world, fake):
                    note=header_for(pointer(NOTE, "trip.md")))
     results = [c["result"] for c in body["toolCalls"]]
     assert results[0]["ok"] is False and results[0]["reason"] == "edit_ambiguous"
-    assert results[1] == {"ok": False, "text": "Invalid arguments: There are 21 edits; at most "
-                          "20 are allowed."}
+    assert results[1] == {"ok": False, "reason": "bad_arguments",
+                          "text": "Invalid arguments: There are 21 edits; at most 20 are allowed."}
     assert results[2]["ok"] is True and "+Pack the visa." in results[2]["diff"]
     # The model read each answer, and the note itself is unchanged until the user applies it.
     last = fake.requests[3]["messages"]

@@ -3,80 +3,36 @@ with several workers: a conversation, an autosave conflict and an edit proposal 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
+from serve_helpers import ServeProcess, clean_env
 
 from ambient import pointer as codec
 
-REPO = Path(__file__).resolve().parents[2]
 SECRET = "two-processes-share-this-secret-0123456789"
 PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n"
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Worker:
+def worker(name: str, pg_url: str, tmp_path: Path, web_dir: Path, **settings: str) -> ServeProcess:
     """`serve.py --demo` on its own port; every worker shares the database URL and secret."""
-
-    def __init__(self, name: str, pg_url: str, tmp_path: Path, web_dir: Path) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = tmp_path / f"{name}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ANA_")}
-        env |= {"ANA_SECRET_KEY": SECRET, "ANA_WEB_DIR": str(web_dir)}
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "serve.py", "--demo", "--database-url", pg_url,
-                 "--data-dir", str(tmp_path / name), "--port", str(self.port)],
-                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                pytest.fail(f"{name} did not start:\n{self.log_path.read_text()}")
-            time.sleep(0.2)
-
-    def client(self, cookies: httpx.Cookies | None = None) -> httpx.Client:
-        return httpx.Client(base_url=self.url, cookies=cookies, timeout=30)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+    env = clean_env(ANA_SECRET_KEY=SECRET, ANA_WEB_DIR=str(web_dir), **settings)
+    return ServeProcess("--demo", "--database-url", pg_url, "--data-dir", str(tmp_path / name),
+                        log_path=tmp_path / f"{name}.log", env=env)
 
 
-@pytest.fixture
-def workers(pg_url, tmp_path, fake_web_dir) -> Iterator[tuple[Worker, Worker]]:
+@contextmanager
+def two_workers(pg_url, tmp_path, web_dir, **settings: str) -> Iterator[tuple[ServeProcess, ...]]:
     # One after the other: the first migrates and seeds the demo users; the second finds both
     # done, as a worker that restarts beside a running one does.
-    one = Worker("one", pg_url, tmp_path, fake_web_dir)
+    one = worker("one", pg_url, tmp_path, web_dir, **settings)
     two = None
     try:
-        two = Worker("two", pg_url, tmp_path, fake_web_dir)
+        two = worker("two", pg_url, tmp_path, web_dir, **settings)
         yield one, two
     finally:
         one.stop()
@@ -84,7 +40,13 @@ def workers(pg_url, tmp_path, fake_web_dir) -> Iterator[tuple[Worker, Worker]]:
             two.stop()
 
 
-def _signed_in(one: Worker, two: Worker) -> tuple[httpx.Client, httpx.Client]:
+@pytest.fixture
+def workers(pg_url, tmp_path, fake_web_dir) -> Iterator[tuple[ServeProcess, ...]]:
+    with two_workers(pg_url, tmp_path, fake_web_dir) as both:
+        yield both
+
+
+def _signed_in(one: ServeProcess, two: ServeProcess) -> tuple[httpx.Client, httpx.Client]:
     a = one.client()
     r = a.post("/api/session", json={"username": "alice", "password": "alice"})
     assert r.status_code == 200, r.text
@@ -172,3 +134,24 @@ def test_a_proposal_made_on_one_process_is_applied_on_the_other(workers):
         "applied")
     again = a.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
     assert again.status_code == 409
+
+
+def test_sign_in_limits_count_across_processes_with_redis(pg_url, redis_url, tmp_path,
+                                                          fake_web_dir):
+    """ANA_RATE_LIMIT_STORAGE points both processes' counters at one Redis: five wrong
+    passwords spread over the two lock the username on both (in memory each would allow five)."""
+    with two_workers(pg_url, tmp_path, fake_web_dir, ANA_RATE_LIMIT_STORAGE=redis_url) as both:
+        wrong = {"username": "alice", "password": "wrong"}
+        clients = [both[0].client(), both[1].client()]
+        try:
+            statuses = [clients[i % 2].post("/api/session", json=wrong).status_code
+                        for i in range(5)]
+            assert statuses == [401] * 5
+            sixth = clients[1].post("/api/session", json=wrong)
+            assert sixth.status_code == 429, sixth.text
+            assert int(sixth.headers["retry-after"]) >= 1
+            right = clients[0].post("/api/session", json={"username": "alice", "password": "alice"})
+            assert right.status_code == 429  # the lock holds on the other process as well
+        finally:
+            for client in clients:
+                client.close()

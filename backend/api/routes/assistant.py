@@ -16,11 +16,10 @@ from pydantic.alias_generators import to_camel
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import MAX_HEADER_BYTES
-from backend.api.deps import AgentDep, CurrentUser, SessionDep
+from backend.api.deps import AgentDep, CurrentUser, SessionDep, per_user
 from backend.assistant import conversations, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.errors import NotFound, error_responses
-from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 

@@ -8,11 +8,10 @@ from pydantic.alias_generators import to_camel
 
 from ambient import inline_context
 from ambient.paths import PathError, check_path
-from backend.api.deps import CurrentUser, ModelDep, SessionDep
+from backend.api.deps import CurrentUser, ModelDep, SessionDep, per_user
 from backend.assistant import inline
 from backend.errors import error_responses
 from backend.services import workspaces as workspaces_service
-from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 

@@ -25,7 +25,8 @@ class _Camel(BaseModel):
 
 class TokenIn(_Camel):
     name: TokenName
-    expires_in_days: int = Field(ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
+    # Strict: JSON's true is not 1 (nor "7" a number of days).
+    expires_in_days: int = Field(strict=True, ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
 
 
 class TokenCreatedOut(_Camel):
