@@ -55,6 +55,10 @@ OWN = {
     "files-refresh": "test_view_controls",
     "save-retry": "test_view_controls",
     "pane-tab": "test_pane_tabs_of_a_narrow_window",
+    # issue 24's controls, each driven by the e2e file that proves its feature
+    "skip-to-chat": "test_note_tree.py",
+    "missing-create": "test_preview_links.py",
+    "popout-open-note": "test_layout.py",
     # the conflict panel's three choices: e2e/test_autosave.py drives them in a real conflict
     "conflict-keep-mine": "test_autosave.py",
     "conflict-take-theirs": "test_autosave.py",
@@ -230,10 +234,10 @@ def test_note_list_controls(alice: Page, server: Server) -> None:
     expect(frame.locator(".cm-content")).to_contain_text(f"# {name}")
     assert alice.request.get(f"{docs}/{path}").ok
 
-    folder = alice.locator("details[data-folder='projects/']")
-    folder.get_by_test_id("note-folder").click()
+    folder = alice.locator("li.folder:has(> [data-folder='projects/'])")
+    folder.get_by_test_id("note-folder").first.click()
     expect(row(alice, "note-link", "projects/roadmap.md")).to_be_hidden()
-    folder.get_by_test_id("note-folder").click()
+    folder.get_by_test_id("note-folder").first.click()
     expect(row(alice, "note-link", "projects/roadmap.md")).to_be_visible()
     row(alice, "note-link", "welcome.md").click()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(1)

@@ -90,8 +90,7 @@ def test_a_popout_says_whose_it_is_and_returns_to_the_main_window(alice: Page,
     expect(popup.get_by_test_id("popout-origin")).to_contain_text("alice’s main window")
     expect(popup.get_by_test_id("popout-origin")).to_contain_text("Personal")
     expect(popup.get_by_test_id("popout-scope")).to_have_text(
-        "An assistant in this window calls this window's note “this note”; the main "
-        "window's assistant does not see it.")
+        "The main window's assistant no longer calls this note “this note”.")
     moved = popup.locator(f"{FRAMES}[data-frame-id='{frame_id}']")
     moved.locator("[data-testid=view-button][data-view=edit]").click()
     moved.locator(".cm-content").click()

@@ -17,11 +17,11 @@ def test_sign_in_shows_the_note_list_and_one_assistant_frame(alice: Page, server
     links = alice.get_by_test_id("note-link")
     expect(links.first).to_be_visible()
     assert sorted(links.evaluate_all("els => els.map(e => e.dataset.path)")) == sorted(listed)
-    # Folders are shown as such: a collapsible <details> holding its notes.
-    folder = alice.locator("details[data-folder='projects/']")
+    # Folders are shown as such: a tree item that folds the group of its notes.
+    folder = alice.locator("li.folder:has(> [data-folder='projects/'])")
     expect(folder.get_by_test_id("note-link")).to_have_attribute("data-path",
                                                                  "projects/roadmap.md")
-    folder.locator("summary").click()
+    folder.get_by_test_id("note-folder").first.click()
     expect(folder.get_by_test_id("note-link")).to_be_hidden()
     frames = alice.locator(FRAMES)
     expect(frames).to_have_count(1)

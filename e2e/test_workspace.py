@@ -174,7 +174,7 @@ def test_the_list_marks_the_open_note_and_shows_whole_names(alice: Page, server:
     expect(link).to_have_attribute("aria-current", "page")
     # The whole name is shown: nothing is cut off with an ellipsis.
     assert link.evaluate("el => el.scrollWidth <= el.clientWidth")
-    folder = alice.locator(f"details[data-folder='marks/{long_name}/'] > summary")
+    folder = alice.locator(f"[data-testid=note-folder][data-folder='marks/{long_name}/']")
     assert folder.evaluate("el => el.scrollWidth <= el.clientWidth")
     row_button(alice, "note-link", "welcome.md").click()
     expect(link).not_to_have_attribute("aria-current", "page")

@@ -5,6 +5,7 @@ import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown } from "@codemirror/lang-markdown";
 import { publishPause } from "./editor/publish.js";
+import { noteHighlighting } from "./editor/highlight.js";
 
 const encoder = new TextEncoder();
 // Marks a whole-document swap made by the app (take theirs), which is not a user edit.
@@ -21,6 +22,7 @@ export function create(parent, text, label, onDirty) {
       extensions: [
         basicSetup,
         markdown(),
+        noteHighlighting, // headings bold, not underlined like links
         EditorView.lineWrapping,
         publishPause, // publishing to outside agents: one Python call per pause
         EditorView.contentAttributes.of({ "aria-label": label }),

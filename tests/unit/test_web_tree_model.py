@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
-from app.tree_model import build_tree, clean_new_path, copy_path, name_span
+from app.tree_model import (
+    build_tree,
+    clean_new_path,
+    copy_path,
+    name_span,
+    tree_key,
+    visible_items,
+)
 
 
 def test_folders_nest_and_sort_before_notes() -> None:
@@ -62,3 +69,58 @@ def test_copy_path_keeps_folder_and_extension() -> None:
 def test_rename_selects_the_name_only(path: str, selected: str) -> None:
     start, end = name_span(path)
     assert path[start:end] == selected
+
+
+# -- keyboard navigation ------------------------------------------------------------------------
+
+
+def _items(collapsed=frozenset()):
+    root = build_tree(["welcome.md", "todo.md", "projects/roadmap.md", "projects/a/deep.md"])
+    return visible_items(root, set(collapsed))
+
+
+def test_visible_rows_follow_the_drawing_order_and_skip_closed_folders() -> None:
+    assert [i.key for i in _items()] == ["projects/", "projects/a/", "projects/a/deep.md",
+                                         "projects/roadmap.md", "todo.md", "welcome.md"]
+    assert [i.key for i in _items({"projects/"})] == ["projects/", "todo.md", "welcome.md"]
+
+
+def test_arrows_home_and_end_move_between_rows() -> None:
+    items = _items()
+    assert tree_key(items, "projects/", "ArrowDown").focus == "projects/a/"
+    assert tree_key(items, "welcome.md", "ArrowDown").focus == "welcome.md"
+    assert tree_key(items, "projects/", "ArrowUp").focus == "projects/"
+    assert tree_key(items, "todo.md", "Home").focus == "projects/"
+    assert tree_key(items, "todo.md", "End").focus == "welcome.md"
+
+
+def test_right_opens_then_enters_a_folder_and_left_closes_then_climbs() -> None:
+    closed = _items({"projects/"})
+    assert tree_key(closed, "projects/", "ArrowRight").action == "expand"
+    items = _items()
+    assert tree_key(items, "projects/", "ArrowRight").focus == "projects/a/"
+    assert tree_key(items, "projects/", "ArrowLeft").action == "collapse"
+    assert tree_key(items, "projects/a/deep.md", "ArrowLeft").focus == "projects/a/"
+    assert tree_key(items, "todo.md", "ArrowLeft").focus == "todo.md"
+    assert tree_key(items, "todo.md", "ArrowRight").action == ""
+
+
+def test_enter_opens_a_note_or_folds_a_folder_and_keys_reach_the_actions() -> None:
+    items = _items()
+    assert tree_key(items, "todo.md", "Enter").action == "open"
+    assert tree_key(items, "todo.md", "Enter", shift=True).action == "open-frame"
+    assert tree_key(items, "projects/", "Enter").action == "toggle"
+    assert tree_key(items, "todo.md", "F2").action == "rename"
+    assert tree_key(items, "todo.md", "Delete").action == "delete"
+    assert tree_key(items, "todo.md", "ContextMenu").action == "actions"
+    assert tree_key(items, "todo.md", "F10", shift=True).action == "actions"
+    assert tree_key(items, "projects/", "Delete") is None
+    assert tree_key(items, "todo.md", "Tab") is None
+
+
+def test_a_letter_jumps_to_the_next_row_starting_with_it() -> None:
+    items = _items()
+    assert tree_key(items, "projects/", "w").focus == "welcome.md"
+    assert tree_key(items, "welcome.md", "T").focus == "todo.md"
+    assert tree_key(items, "todo.md", "z").focus == "todo.md"
+    assert tree_key([], "x", "ArrowDown") is None

@@ -13,6 +13,7 @@ from app.assistant_frame import AssistantFrame
 from app.dom import h, spawn
 from app.files import FilesFrame
 from app.inbox import InboxFrame
+from app.splitters import Splitters
 
 KINDS = {frame.kind: frame for frame in (InboxFrame, AssistantFrame, FilesFrame)}  # toolbar order
 POPOUT_FLUSH_SECONDS = 5.0
@@ -41,6 +42,7 @@ class Frameset:
         self._close_warned = None  # the frame whose unsaveable text we warned about once
         self._change_callbacks: list = []
         self._recent: list[str] = []  # paths opened in this window, most recent first
+        self.splitters = Splitters(self)
 
     def on_change(self, callback) -> None:
         """`callback()` after frames open, close, activate or change what they show."""
@@ -84,7 +86,7 @@ class Frameset:
         self.el.append(frame.el)
         self._update_empty()
         self.activate(frame)  # opening a frame activates it (SPEC §2)
-        reveal(frame.el)  # a frame that wrapped onto a new row would open below the fold
+        reveal(frame.el)  # past the minimum widths the row scrolls sideways: show the new one
         await frame.mount()
         return frame
 

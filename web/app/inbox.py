@@ -171,7 +171,9 @@ class InboxFrame(Frame):
             self.empty.replaceChildren(
                 h("p", {"role": "alert", "class": "problem", "text": problem}) if problem else "",
                 h("p", {"text": "No note open here. Pick a note from the list (or a Files frame) "
-                                "to open it in this frame."}),
+                                "to open it in this frame." if self.ctx.window_role == "main" else
+                                "No note open here. Press Ctrl+O (or Open a note above) to "
+                                "pick one."}),
             )
             self.editor_host.hidden = True
             self.render_host.hidden = True
@@ -275,18 +277,42 @@ class InboxFrame(Frame):
         if not link:
             return None
         # getAttribute, not dataset: a missing dataset key raises AttributeError in Pyodide.
-        if link.getAttribute("data-missing") == "true":
-            # Never replace the open note with an error: say so where the user looks.
-            event.preventDefault()
-            self.status.textContent = f"{link.getAttribute('data-path')} does not exist."
-            return None
         path = link.getAttribute("data-path")
+        if link.getAttribute("data-missing") == "true" and path not in self.ctx.known_paths:
+            # Never replace the open note with an error: say so, and offer to create it.
+            event.preventDefault()
+            return self._offer_create(path)
         if path:
             event.preventDefault()
             return self.show(path=path)
         if link.classList.contains("wikilink"):
             event.preventDefault()  # `href="#"`: nothing to follow
         return None
+
+    def _offer_create(self, path: str) -> None:
+        """A missing note was clicked: say so in the status line, with a button to create it."""
+        create = h("button", {"type": "button", "class": "link", "data-testid": "missing-create",
+                              "data-path": path}, f"Create {path}")
+        self.listeners.on(create, "click", lambda event: self._create_missing(path))
+        self.status.replaceChildren(f"{path} does not exist. ", create)
+        self.status.dataset.state = "missing"
+
+    async def _create_missing(self, path: str) -> None:
+        title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        try:
+            await self.ctx.api.create(self.ctx.workspace_id, path, f"# {title}\n\n")
+        except Exception as exc:  # noqa: BLE001 - shown where the offer was, in words
+            self.status.textContent = f"Could not create {path}: {describe(exc)}"
+            return
+        self.ctx.documents_changed()
+        await self.show(path=path, view="edit")
+        self.goto_line(1_000_000)  # the cursor at its end: the next thing is to write in it
+
+    def links_changed(self) -> None:
+        """The note list (re)arrived: a Preview draws its links again against it, and a
+        "does not exist" said about one of them no longer stands."""
+        if self.session is not None and self.view == "preview":
+            self._refresh()
 
     async def _fill_backlinks(self, generation: int, path: str) -> None:
         ws = self.ctx.workspace_id

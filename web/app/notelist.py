@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.api_model import describe
 from app.dom import h, spawn
-from app.tree_model import Folder, build_tree, clean_new_path, name_span
+from app.tree_model import Folder, build_tree, clean_new_path, name_span, tree_key, visible_items
 
 
 class NoteList:
@@ -15,6 +15,8 @@ class NoteList:
         self.collapsed: set[str] = set()
         self.current = ""  # the path of the note open in the active frame (marked)
         self.focus_after_load = False
+        self.root = build_tree([])
+        self.focus_key = ""  # the tree's one Tab stop (roving tabindex)
         self.new_button = h("button", {"type": "button", "class": "small",
                                        "data-testid": "note-new", "aria-expanded": "false"},
                             "New note")
@@ -42,7 +44,8 @@ class NoteList:
                      lambda event: self._toggle_new(event, False))
         listeners.on(self.tree, "click", self._on_click)
         listeners.on(self.tree, "submit", self._on_submit, prevent=True)
-        listeners.on(self.tree, "toggle", self._on_toggle, capture=True)  # toggle: no bubbling
+        listeners.on(self.tree, "keydown", self._on_key)
+        listeners.on(self.tree, "focusin", self._on_focus)
         self._unsubscribe = [ctx.on_workspace_change(lambda ws: spawn(self.load())),
                              ctx.on_documents_change(lambda: spawn(self.load()))]
 
@@ -72,61 +75,168 @@ class NoteList:
         if loaded is None:
             return
         docs = loaded[1]
-        self.ctx.known_paths = {d["path"] for d in docs}
+        paths = {d["path"] for d in docs}
+        changed = paths != self.ctx.known_paths
+        self.ctx.known_paths = paths
         self.status.textContent = "" if docs else "No notes yet. Create one with New note."
-        self.tree.replaceChildren(self._folder(build_tree([d["path"] for d in docs]), top=True))
+        self.root = build_tree(sorted(paths))
+        self.tree.replaceChildren(self._folder(self.root, top=True))
+        self._rove()
+        if changed:  # a Preview drawn before the list arrived re-resolves its links now
+            for frame in self.ctx.frameset.frames() if self.ctx.frameset else []:
+                if hasattr(frame, "links_changed"):
+                    frame.links_changed()
         if self.focus_after_load:
             self.focus_after_load = False
             first = self.tree.querySelector('[data-action="open"]')
-            (first or self.new_button).focus()
+            if first:
+                self._focus(first.dataset.path)
+            else:
+                self.new_button.focus()
 
-    def _folder(self, folder: Folder, top: bool = False):
+    def _folder(self, folder: Folder, top: bool = False, level: int = 1):
+        # The WAI-ARIA tree pattern: one Tab stop (the roving tabindex), arrows inside.
         items = []
         for child in folder.folders:
-            summary = h("summary", {"class": "folder-name", "data-testid": "note-folder"},
-                        child.name + "/")
-            details = h("details", {"data-folder": child.path,
-                                    "open": child.path not in self.collapsed},
-                        summary, self._folder(child))
-            items.append(h("li", {"class": "folder"}, details))
+            group_id = "tree-group-" + str(abs(hash(child.path)))
+            expanded = child.path not in self.collapsed
+            row = h("div", {"class": "folder-name", "role": "treeitem", "tabindex": "-1",
+                            "data-testid": "note-folder", "data-folder": child.path,
+                            "data-key": child.path, "aria-expanded": "true" if expanded
+                            else "false", "aria-level": level, "aria-owns": group_id},
+                    h("span", {"class": "folder-icon", "aria-hidden": "true"},
+                      "▾" if expanded else "▸"), child.name + "/")
+            group = self._folder(child, level=level + 1)
+            group.id = group_id
+            group.hidden = not expanded
+            items.append(h("li", {"class": "folder", "role": "none"}, row, group))
         for note in folder.notes:
-            items.append(self._row(note.path, note.name))
-        attrs = {"class": "notes", "aria-labelledby": "notes-title"} if top else {"class": "notes"}
-        return h("ul", attrs, *items)
+            items.append(self._row(note.path, note.name, level))
+        if top:
+            return h("ul", {"class": "notes", "role": "tree", "aria-labelledby": "notes-title"},
+                     *items)
+        return h("ul", {"class": "notes", "role": "group"}, *items)
 
-    def _row(self, path: str, name: str):
+    def _row(self, path: str, name: str, level: int | None = None):
+        level = level or path.count("/") + 1
+        # The row's buttons are out of the Tab order: the context-menu key (or Shift+F10)
+        # reaches them, and F2 / Delete / Shift+Enter do the same from the row itself.
         return h(
-            "li", {"class": "note-row", "data-path": path},
-            h("button", {"type": "button", "class": "note-link", "data-testid": "note-link",
-                         "data-action": "open", "data-path": path, "title": f"Open {path}",
-                         "aria-current": "page" if path == self.current else None}, name),
-            h("span", {"class": "row-actions"},
+            "li", {"class": "note-row", "data-path": path, "role": "none"},
+            h("div", {"class": "note-link", "data-testid": "note-link", "role": "treeitem",
+                      "tabindex": "-1", "aria-level": level, "data-key": path,
+                      "data-action": "open", "data-path": path, "title": f"Open {path}",
+                      "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10",
+                      "aria-current": "page" if path == self.current else None}, name),
+            h("span", {"class": "row-actions", "role": "toolbar",
+                       "aria-label": f"Actions for {path}"},
               h("button", {"type": "button", "class": "icon", "data-testid": "note-open-frame",
-                           "data-action": "open-frame", "data-path": path,
+                           "data-action": "open-frame", "data-path": path, "tabindex": "-1",
                            "aria-label": f"Open {path} in a new frame",
-                           "title": "Open in a new frame"}, "⊞"),
+                           "title": "Open in a new frame (Shift+Enter)"}, "⊞"),
               h("button", {"type": "button", "class": "icon", "data-testid": "note-rename",
-                           "data-action": "rename", "data-path": path,
+                           "data-action": "rename", "data-path": path, "tabindex": "-1",
                            "aria-label": f"Rename {path}",
-                           "title": "Rename"}, "✎"),
+                           "title": "Rename (F2)"}, "✎"),
               h("button", {"type": "button", "class": "icon", "data-testid": "note-delete",
-                           "data-action": "delete", "data-path": path,
+                           "data-action": "delete", "data-path": path, "tabindex": "-1",
                            "aria-label": f"Delete {path}",
-                           "title": "Delete"}, "⌫")),
+                           "title": "Delete (Delete key)"}, "⌫")),
         )
+
+    # -- the tree's keyboard ----------------------------------------------------------------
+
+    def _rows(self) -> dict:
+        return {str(el.dataset.key): el for el in self.tree.querySelectorAll("[role=treeitem]")}
+
+    def _rove(self) -> None:
+        """Exactly one row is in the Tab order: the last focused one, else the first."""
+        keys = [item.key for item in visible_items(self.root, self.collapsed)]
+        if self.focus_key not in keys:
+            self.focus_key = keys[0] if keys else ""
+        for key, el in self._rows().items():
+            el.setAttribute("tabindex", "0" if key == self.focus_key else "-1")
+
+    def _focus(self, key: str) -> None:
+        self.focus_key = key
+        self._rove()
+        row = self._rows().get(key)
+        if row:
+            row.focus()
+
+    def _on_focus(self, event) -> None:
+        row = event.target.closest("[role=treeitem]")
+        if row and str(row.dataset.key) != self.focus_key:
+            self.focus_key = str(row.dataset.key)
+            self._rove()
+
+    def _on_key(self, event):
+        target = event.target
+        if target.closest(".row-actions"):
+            return self._on_actions_key(event)
+        if target.getAttribute("role") != "treeitem" or event.altKey or event.metaKey:
+            return None
+        move = tree_key(visible_items(self.root, self.collapsed), str(target.dataset.key),
+                        str(event.key), shift=bool(event.shiftKey), ctrl=bool(event.ctrlKey))
+        if move is None:
+            return None
+        event.preventDefault()
+        focus = move.focus or str(target.dataset.key)
+        if move.action in ("expand", "collapse", "toggle"):
+            return self._fold(focus, {"expand": False, "collapse": True}.get(move.action))
+        if move.action == "actions":
+            button = target.parentElement.querySelector(".row-actions button")
+            if button:
+                button.focus()
+            return None
+        if move.action == "open":
+            return self.ctx.open_note(focus)
+        if move.action == "open-frame":
+            return self.ctx.open_note(focus, new_frame=True)
+        if move.action in ("rename", "delete"):
+            return self._ask(target.closest("li[data-path]"), focus,
+                             rename=move.action == "rename")
+        self._focus(focus)
+        return None
+
+    def _on_actions_key(self, event) -> None:
+        """Inside a row's buttons: ← → move between them, Escape goes back to the row."""
+        key = str(event.key)
+        bar = event.target.closest(".row-actions")
+        buttons = list(bar.querySelectorAll("button"))
+        if key in ("ArrowLeft", "ArrowRight") and buttons:
+            event.preventDefault()
+            index = next((i for i, b in enumerate(buttons) if b == event.target), 0)
+            step = 1 if key == "ArrowRight" else -1
+            buttons[(index + step) % len(buttons)].focus()
+        elif key == "Escape":
+            event.preventDefault()
+            event.stopPropagation()  # back to the row only, not the window's Escape
+            self._focus(str(bar.closest("li[data-path]").dataset.path))
+
+    def _fold(self, key: str, collapse: bool | None) -> None:
+        """Open or close a folder (None: the other way), keeping the focus on it."""
+        if collapse is None:
+            collapse = key not in self.collapsed
+        (self.collapsed.add if collapse else self.collapsed.discard)(key)
+        row = self._rows().get(key)
+        if row:
+            row.setAttribute("aria-expanded", "false" if collapse else "true")
+            row.querySelector(".folder-icon").textContent = "▸" if collapse else "▾"
+            group = row.parentElement.querySelector(":scope > ul")
+            if group:
+                group.hidden = collapse
+        self._focus(key)
 
     # -- events ----------------------------------------------------------------------------
 
-    def _on_toggle(self, event) -> None:
-        details = event.target
-        folder = details.dataset.folder if hasattr(details, "dataset") else None
-        if folder:
-            (self.collapsed.discard if details.open else self.collapsed.add)(folder)
-
     def _on_click(self, event):
-        # Dispatch on data-action (what the button does), never on test ids; the path is the
+        # Dispatch on data-action (what the control does), never on test ids; the path is the
         # row's, so buttons inside a prompt need none of their own.
-        target = event.target.closest("button[data-action]")
+        folder = event.target.closest("[data-folder]")
+        if folder and folder.getAttribute("role") == "treeitem":
+            return self._fold(folder.dataset.folder, None)
+        target = event.target.closest("[data-action]")
         if not target:
             return None
         action = target.dataset.action

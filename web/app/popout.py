@@ -10,6 +10,13 @@ from ambient.contract import INBOX
 from app.api_model import describe
 from app.dom import h
 from app.frameset import Frameset
+from app.quick_open import QuickOpen
+
+SCOPE = {
+    INBOX: "The main window's assistant no longer calls this note “this note”.",
+    "assistant": "This assistant calls a note open in this window “this note”; it does not "
+                 "see the main window's notes. Open one here with Open a note (Ctrl+O).",
+}
 
 RETURN_MESSAGE = "ana-return"  # what a pop-out posts to its main window to come back
 
@@ -24,15 +31,18 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     back = h("button", {"type": "button", "data-testid": "popout-return",
                         "title": "Close this window and show the frame in the main window again"},
              "Return to main window")
+    # The quick switcher works here too: a pop-out with no note can open one.
+    opener = h("button", {"type": "button", "data-testid": "popout-open-note",
+                          "aria-keyshortcuts": "Control+O", "title": "Open a note (Ctrl+O)"},
+               "Open a note…")
     header = h("header", {"class": "topbar popout-bar"},
                h("h1", {"class": "brand"}, "Ambient Notes"),
                h("p", {"class": "popout-note", "data-testid": "popout-origin"},
                  f"Popped out of {who + '’s ' if who else 'the '}main window · workspace ",
                  h("strong", {"text": names.get(ws, ws)})),
-               back,
+               h("div", {"class": "popout-actions"}, opener, back),
                h("p", {"class": "popout-scope", "data-testid": "popout-scope",
-                       "text": "An assistant in this window calls this window's note “this "
-                               "note”; the main window's assistant does not see it."}))
+                       "text": SCOPE.get(request["kind"], SCOPE["assistant"])}))
     main = h("main", {"id": "frames", "class": "frameset single", "aria-label": "Frame"})
     shell.root.append(header, shell.banner, main)
     if ws not in names:
@@ -52,28 +62,34 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     else:
         document.title = f"{frame.title} (popped out) — Ambient Notes"
     shell.listeners.on(back, "click", lambda event: return_to_main(ctx, frameset))
+    shell.quick_open = QuickOpen(ctx, shell.root)
+    shell.escape_handlers.append(shell.quick_open.close)
+    shell.listeners.on(opener, "click", lambda event: shell.quick_open.show())
     ctx.workspace_changed()
 
 
 async def return_to_main(ctx, frameset) -> None:
-    """Save, hand the frame to the window it came from, and close this one."""
-    frame = frameset.active or (frameset.frames() or [None])[0]
-    if frame is None:
+    """Save, hand every frame to the window it came from, and close this one."""
+    frames = frameset.frames()
+    if not frames:
         return
     opener = window.opener
     if not opener or opener.closed:
         ctx.say("The main window is closed. Open Ambient Notes in a tab; this window can stay.")
         return
-    if not await frame.flush():
-        ctx.say("This note has changes that are not saved yet; it can go back once it says "
-                "Saved.")
-        return
-    query = frame.popout_query()
-    message = {"type": RETURN_MESSAGE, "kind": frame.kind, "frame": frame.id,
-               "ws": query.get("ws") or ctx.workspace_id, "path": query.get("path", ""),
-               "view": query.get("view", "")}
-    opener.postMessage(json.dumps(message), window.location.origin)
-    frameset.close(frame)  # the last frame of a pop-out: the window closes
+    for frame in frames:
+        if not await frame.flush():
+            ctx.say("This note has changes that are not saved yet; it can go back once it "
+                    "says Saved.")
+            return
+    for frame in frames:
+        query = frame.popout_query()
+        message = {"type": RETURN_MESSAGE, "kind": frame.kind, "frame": frame.id,
+                   "ws": query.get("ws") or ctx.workspace_id, "path": query.get("path", ""),
+                   "view": query.get("view", "")}
+        opener.postMessage(json.dumps(message), window.location.origin)
+    for frame in frames:
+        frameset.close(frame)  # the last frame of a pop-out: the window closes
 
 
 def parse_return(data, origin: str, own_origin: str) -> dict | None:

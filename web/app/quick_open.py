@@ -20,11 +20,14 @@ class QuickOpen:
                              "aria-label": "Notes", "class": "quick-open-list"})
         self.el = h("div", {"class": "quick-open", "role": "dialog", "aria-modal": "true",
                             "aria-label": "Open a note", "hidden": True},
-                    h("label", {"for": "quick-open-input", "class": "visually-hidden"},
-                      "Open a note by name"),
-                    self.input, self.list,
-                    h("p", {"class": "quick-open-hint",
-                            "text": "↑ ↓ to pick · Enter opens · Esc closes"}))
+                    # One panel with a background of its own: the hint never prints over
+                    # whatever the page shows behind the backdrop.
+                    h("div", {"class": "quick-open-panel"},
+                      h("label", {"for": "quick-open-input", "class": "visually-hidden"},
+                        "Open a note by name"),
+                      self.input, self.list,
+                      h("p", {"class": "quick-open-hint",
+                              "text": "↑ ↓ to pick · Enter opens · Esc closes"})))
         root.append(self.el)
         self.items: list[str] = []
         self.index = -1

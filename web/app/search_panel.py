@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import quote
 
 from app.api_model import describe, workspace_url
 from app.dom import h, spawn
 from app.links_model import backlinks, search_words
+from app.search_model import DEBOUNCE_SECONDS, NoteLines, from_snippet, matching_lines, summary
+
+MAX_NOTES_READ = 20  # notes read to list every matching line; the rest show the server's line
 
 
 async def search(ctx, ws: str, query: str) -> list[dict]:
@@ -44,6 +48,7 @@ class SearchPanel:
         self._generation = 0
         listeners.on(self.form, "submit", lambda event: spawn(self.run()), prevent=True)
         listeners.on(self.input, "search", lambda event: spawn(self.run()))  # cleared with ✕
+        listeners.on(self.input, "input", lambda event: spawn(self._soon()))  # as you type
         listeners.on(self.results, "click", self._on_click)
 
     def close(self) -> bool:
@@ -57,6 +62,14 @@ class SearchPanel:
         self.results.replaceChildren()
         self.status.textContent = ""
 
+    async def _soon(self) -> None:
+        """Search once the typing pauses (each keystroke restarts the wait)."""
+        self._generation += 1
+        generation = self._generation
+        await asyncio.sleep(DEBOUNCE_SECONDS)
+        if generation == self._generation:
+            await self.run()
+
     async def run(self) -> None:
         query = str(self.input.value).strip()
         ws = self.ctx.workspace_id
@@ -68,25 +81,47 @@ class SearchPanel:
         self.status.textContent = "Searching…"
         try:
             results = await search(self.ctx, ws, query)
+            notes = await self._lines(ws, query, results)
         except Exception as exc:  # noqa: BLE001 - shown under the box, in words
             if generation == self._generation:
                 self.status.textContent = f"Could not search: {describe(exc)}"
             return
         if generation != self._generation or ws != self.ctx.workspace_id:
             return
-        count = len(results)
-        self.status.textContent = ("No note contains that." if not count else
-                                   f"{count} note{'s' if count != 1 else ''}")
-        items = []
-        for result in results:
-            items.append(h("li", {}, h(
+        self.status.textContent = summary(notes)
+        self.results.replaceChildren(*[self._note(note) for note in notes])
+
+    async def _lines(self, ws: str, query: str, results: list[dict]) -> list[NoteLines]:
+        """Every matching line of the notes found, read in parallel (the first ones)."""
+        async def one(number: int, result: dict) -> NoteLines:
+            placed = from_snippet(result["path"], int(result["line"]),
+                                  result.get("snippet", ""), query)
+            if number >= MAX_NOTES_READ:
+                return placed
+            text, _revision = await self.ctx.api.read(ws, result["path"])
+            found = matching_lines(result["path"], text, query)
+            return found if found.lines else placed  # folded differently: the server's line
+
+        return list(await asyncio.gather(*[one(n, r) for n, r in enumerate(results)]))
+
+    def _note(self, note: NoteLines):
+        """One note: its path, then a button per line with the matches marked (text only)."""
+        lines = []
+        for line in note.lines:
+            snippet = h("span", {"class": "search-snippet"})
+            for text, hit in line.pieces:
+                snippet.append(h("mark", {"text": text}) if hit else text)
+            lines.append(h("li", {}, h(
                 "button", {"type": "button", "class": "search-result",
-                           "data-testid": "search-result", "data-path": result["path"],
-                           "data-line": result["line"]},
-                h("span", {"class": "search-path", "text": f"{result['path']}"}),
-                h("span", {"class": "search-line", "text": f" line {result['line']}"}),
-                h("span", {"class": "search-snippet", "text": result.get("snippet", "")}))))
-        self.results.replaceChildren(*items)
+                           "data-testid": "search-result", "data-path": note.path,
+                           "data-line": line.number, "title": f"{note.path}, line {line.number}"},
+                h("span", {"class": "search-line", "text": f"{line.number}"}), snippet)))
+        more = note.total - len(note.lines)
+        if more > 0:
+            lines.append(h("li", {"class": "search-more", "text": f"and {more} more lines"}))
+        return h("li", {"class": "search-note"},
+                 h("p", {"class": "search-path", "text": note.path}),
+                 h("ul", {"class": "search-lines"}, *lines))
 
     async def _on_click(self, event) -> None:
         button = event.target.closest("button[data-line]")

@@ -156,8 +156,12 @@ class Shell:
         # A narrow window shows one pane at a time (the note list or one frame), picked here.
         self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})
         self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
-        self.root.append(h("a", {"class": "skip-link", "href": "#frames"}, "Skip to frames"),
+        to_chat = h("a", {"class": "skip-link", "href": "#frames", "data-testid": "skip-to-chat"},
+                    "Skip to the chat box")
+        self.root.append(to_chat, h("a", {"class": "skip-link", "href": "#frames"},
+                                        "Skip to frames"),
                          header, self.banner, self.tabs, self.layout)
+        self.listeners.on(to_chat, "click", self._to_chat, prevent=True)
         self.listeners.on(self.tabs, "click", self._on_tab)
         self._tab_active = None
         self.frameset = ctx.frameset = Frameset(ctx, main)
@@ -202,6 +206,15 @@ class Shell:
         frame.el.focus()
         window.focus()
 
+    async def _to_chat(self, event) -> None:
+        """The skip link: the chat box of the last used Assistant frame (opened if none)."""
+        frame = self.frameset.last_activated("assistant") or await self.frameset.open("assistant")
+        self.show_pane("frames")
+        self.frameset.activate(frame)
+        chat = frame.el.querySelector("[data-testid=assistant-input]")
+        if chat:
+            chat.focus()
+
     # -- panes of a narrow window ------------------------------------------------------------
 
     def _draw_tabs(self) -> None:
@@ -222,7 +235,8 @@ class Shell:
                                      "data-testid": "pane-tab", "data-pane": "frame",
                                      "data-for-frame": frame.id,
                                      "aria-current": "true" if current else None},
-                          frame.heading.textContent or frame.title))
+                          getattr(frame, "path", "") or frame.heading.textContent
+                          or frame.title))
         self.tabs.replaceChildren(*tabs)
 
     def show_pane(self, pane: str) -> None:

@@ -87,3 +87,98 @@ def name_span(path: str) -> tuple[int, int]:
     dot = path.rfind(".")
     end = dot if dot > start else len(path)
     return start, end
+
+
+# -- keyboard navigation (the WAI-ARIA tree pattern) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    """A row of the drawn tree: a folder (`key` ends in "/") or a note (`key` is its path)."""
+
+    key: str
+    kind: str  # "folder" or "note"
+    parent: str  # the key of the folder holding it, "" at the top
+    name: str
+    expanded: bool = False  # folders only
+
+
+@dataclass(frozen=True)
+class Move:
+    """What a key does: the row to focus next (None: stay) and an action on it (or "")."""
+
+    focus: str | None = None
+    action: str = ""  # open, open-frame, toggle, expand, collapse, rename, delete, actions
+
+
+def visible_items(root: Folder, collapsed: set[str]) -> list[Item]:
+    """The rows a user can reach, top to bottom: folders first, then notes, as drawn."""
+    items: list[Item] = []
+
+    def walk(folder: Folder) -> None:
+        for child in folder.folders:
+            expanded = child.path not in collapsed
+            items.append(Item(child.path, "folder", folder.path, child.name, expanded))
+            if expanded:
+                walk(child)
+        for note in folder.notes:
+            items.append(Item(note.path, "note", folder.path, note.name))
+
+    walk(root)
+    return items
+
+
+def tree_key(items: list[Item], current: str, key: str, *, shift: bool = False,
+             ctrl: bool = False) -> Move | None:
+    """The tree's answer to `key` pressed on the row `current`; None for keys it leaves alone.
+
+    ↓ ↑ next and previous row; → opens a closed folder, then enters it; ← closes an open
+    folder, else goes to the folder above; Home and End; Enter (or Space) opens a note
+    (Shift or Ctrl: in a new frame) or folds a folder; F2 renames, Delete deletes;
+    the context-menu key or Shift+F10 reaches the row's buttons; a letter jumps to the next
+    row whose name starts with it.
+    """
+    if not items:
+        return None
+    keys = [item.key for item in items]
+    index = keys.index(current) if current in keys else 0
+    item = items[index]
+    if key == "ArrowDown":
+        return Move(keys[min(index + 1, len(keys) - 1)])
+    if key == "ArrowUp":
+        return Move(keys[max(index - 1, 0)])
+    if key == "Home":
+        return Move(keys[0])
+    if key == "End":
+        return Move(keys[-1])
+    if key == "ArrowRight":
+        if item.kind != "folder":
+            return Move()
+        if not item.expanded:
+            return Move(item.key, "expand")
+        child = next((i for i in items[index + 1:] if i.parent == item.key), None)
+        return Move(child.key if child else item.key)
+    if key == "ArrowLeft":
+        if item.kind == "folder" and item.expanded:
+            return Move(item.key, "collapse")
+        return Move(item.parent or item.key)
+    if key in ("Enter", " "):
+        if item.kind == "folder":
+            return Move(item.key, "toggle")
+        return Move(item.key, "open-frame" if (shift or ctrl) else "open")
+    if item.kind == "note" and key == "F2":
+        return Move(item.key, "rename")
+    if item.kind == "note" and key == "Delete":
+        return Move(item.key, "delete")
+    if item.kind == "note" and (key == "ContextMenu" or (key == "F10" and shift)):
+        return Move(item.key, "actions")
+    if len(key) == 1 and key.strip() and not ctrl:
+        return Move(_type_ahead(items, index, key))
+    return None
+
+
+def _type_ahead(items: list[Item], index: int, letter: str) -> str:
+    folded = letter.casefold()
+    order = items[index + 1:] + items[:index + 1]
+    found = next((i for i in order if i.name.casefold().startswith(folded)), items[index])
+    return found.key

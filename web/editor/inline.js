@@ -73,11 +73,31 @@ export function inlineTarget(view) {
   };
 }
 
-/** Show `dom` as a panel at the selection and highlight [from, to) until `inlineClose`. */
+/** Where the panel goes: under the whole range (or over it when there is no room below),
+ * never on the lines it is about. A range taller than the editor falls back to `head`. */
+function rangeCoords(view, head) {
+  const value = view.state.field(inlineField, false);
+  const at = view.coordsAtPos(head);
+  if (!value) return at;
+  const first = view.coordsAtPos(value.from, 1) || at;
+  const last = view.coordsAtPos(value.to, -1) || at;
+  if (!first || !last) return at;
+  const box = view.scrollDOM.getBoundingClientRect();
+  const top = Math.min(first.top, last.top), bottom = Math.max(first.bottom, last.bottom);
+  if (top <= box.top + 40 && bottom >= box.bottom - 40) return at; // no room either side
+  return { left: first.left, right: first.right, top, bottom };
+}
+
+/** Show `dom` as a panel below (or above) the range and highlight [from, to) until
+ * `inlineClose`. */
 export function inlineShow(view, from, to, dom) {
   ensureField(view);
   const head = view.state.selection.main.head;
-  const create = () => ({ dom, offset: { x: 0, y: 4 } });
+  const create = (tooltipView) => ({
+    dom,
+    offset: { x: 0, y: 4 },
+    getCoords: () => rangeCoords(tooltipView, tooltipView.state.field(inlineField)?.head ?? head),
+  });
   view.dispatch({
     effects: [setInline.of({ from, to, head, create }), EditorView.scrollIntoView(head)],
   });

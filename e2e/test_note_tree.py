@@ -1,0 +1,118 @@
+"""The note list as one Tab stop (the WAI-ARIA tree pattern) and the skip link to the chat."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Page, expect
+
+from e2e.conftest import Server, sign_in, wait_ready
+
+FRAMES = "[data-testid=frame]"
+
+
+def put_note(page: Page, server: Server, path: str, text: str = "# n\n") -> None:
+    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
+                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    assert response.ok, response.text()
+
+
+def tabs_to_the_chat_box(page: Page) -> int:
+    """Tab stops from the start of the page (its first one, the skip link) to the chat box."""
+    first = page.evaluate("""() => [...document.querySelectorAll(
+        'a[href], button, input, select, textarea, [tabindex]')].find(
+        (el) => el.tabIndex >= 0 && el.checkVisibility() !== false)?.dataset.testid""")
+    assert first == "skip-to-chat", first  # the page's first Tab stop
+    page.get_by_test_id("skip-to-chat").focus()
+    for count in range(2, 60):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement?.dataset?.testid === 'assistant-input'"):
+            return count
+    raise AssertionError("Tab never reached the chat box")
+
+
+def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(alice: Page,
+                                                                    server: Server) -> None:
+    before = tabs_to_the_chat_box(alice)
+    tag = uuid.uuid4().hex[:6]
+    for number in range(6):  # more notes cost no more Tab presses
+        put_note(alice, server, f"tabs-{tag}/n{number}.md")
+    alice.reload()
+    wait_ready(alice)
+    expect(alice.locator(f"[data-testid=note-link][data-path='tabs-{tag}/n5.md']")).to_be_visible()
+    assert alice.get_by_test_id("note-link").count() >= 8
+    assert tabs_to_the_chat_box(alice) == before
+    assert before <= 20, before
+    assert alice.locator(".sidebar [role=tree] [tabindex='0']").count() == 1
+    # The skip link shows when focused; Enter puts the cursor in the chat box.
+    skip = alice.get_by_test_id("skip-to-chat")
+    skip.focus()
+    expect(skip).to_be_in_viewport()
+    alice.keyboard.press("Enter")
+    expect(alice.get_by_test_id("assistant-input")).to_be_focused()
+
+
+def test_arrow_keys_move_in_the_tree_and_keys_reach_every_row_action(
+        page: Page, fresh_server: Server) -> None:
+    alice = sign_in(page, fresh_server)  # the demo notes only: type-ahead meets known names
+    tree = alice.locator(".sidebar [role=tree]")
+    first_note = alice.locator(".sidebar [data-testid=note-link]").first
+    expect(first_note).to_be_focused()  # after sign-in the keyboard starts in the list
+    folder = alice.locator("[data-testid=note-folder][data-folder='projects/']")
+    folder.focus()
+    expect(folder).to_have_attribute("aria-expanded", "true")
+    roadmap = alice.locator("[data-testid=note-link][data-path='projects/roadmap.md']")
+    alice.keyboard.press("ArrowLeft")  # closes the folder
+    expect(folder).to_have_attribute("aria-expanded", "false")
+    expect(roadmap).to_be_hidden()
+    expect(folder).to_be_focused()
+    alice.keyboard.press("ArrowRight")  # opens it
+    expect(roadmap).to_be_visible()
+    alice.keyboard.press("End")
+    last = tree.locator("[role=treeitem]:visible").last
+    expect(last).to_be_focused()
+    alice.keyboard.press("Home")
+    expect(tree.locator("[role=treeitem]").first).to_be_focused()
+    alice.keyboard.press("t")  # type-ahead: the next row starting with t
+    todo = alice.locator("[data-testid=note-link][data-path='todo.md']")
+    expect(todo).to_be_focused()
+    expect(todo).to_have_attribute("tabindex", "0")  # the roving Tab stop follows the focus
+    assert tree.locator("[tabindex='0']").count() == 1
+    alice.keyboard.press("Enter")  # opens it
+    inbox = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
+    expect(inbox).to_have_attribute("data-path", "todo.md")
+    todo.focus()
+    alice.keyboard.press("Shift+Enter")  # in a new frame
+    expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(2)
+    todo.focus()
+    alice.keyboard.press("F2")  # rename
+    expect(alice.get_by_test_id("note-rename-path")).to_be_focused()
+    alice.keyboard.press("Escape")
+    expect(alice.get_by_test_id("note-rename-path")).to_have_count(0)
+    todo.focus()
+    alice.keyboard.press("Delete")  # delete asks first
+    expect(alice.get_by_test_id("row-delete-confirm")).to_be_focused()
+    alice.keyboard.press("Escape")
+    expect(alice.get_by_test_id("row-delete-confirm")).to_have_count(0)
+    todo.focus()
+    alice.keyboard.press("Shift+F10")  # the row's buttons, from the keyboard
+    actions = alice.locator(".note-row[data-path='todo.md'] .row-actions button")
+    expect(actions.nth(0)).to_be_focused()
+    expect(actions.nth(0)).to_have_attribute("data-testid", "note-open-frame")
+    alice.keyboard.press("ArrowRight")
+    expect(actions.nth(1)).to_be_focused()
+    expect(actions.nth(1)).to_have_attribute("data-testid", "note-rename")
+    alice.keyboard.press("Escape")
+    expect(todo).to_be_focused()
+    todo.focus()
+    alice.keyboard.press("ContextMenu")
+    expect(actions.nth(0)).to_be_focused()
+
+
+def test_the_tree_keeps_one_tab_stop_after_a_reload(page: Page, server: Server) -> None:
+    sign_in(page, server)
+    page.reload()
+    wait_ready(page)
+    expect(page.locator(".sidebar [data-testid=note-link]").first).to_be_visible()
+    assert page.locator(".sidebar [role=tree] [tabindex='0']").count() == 1
+    assert page.locator(".sidebar [role=tree] button:not([tabindex='-1'])").count() == 0

@@ -1,0 +1,95 @@
+"""Links in Preview after a reload, whenever the note list arrives, and missing notes."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Page, Route, expect
+
+from e2e.conftest import Server, wait_ready
+
+FRAMES = "[data-testid=frame]"
+LIST = "**/api/workspaces/personal/documents"
+
+
+def put_note(page: Page, server: Server, path: str, text: str) -> None:
+    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
+                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    assert response.ok, response.text()
+
+
+def holder(held: list[Route]):
+    """A route handler that keeps the requests until the test lets them go."""
+    def hold(route: Route) -> None:
+        held.append(route)
+    return hold
+
+
+def test_links_resolve_after_every_reload_even_when_the_list_comes_late(alice: Page,
+                                                                         server: Server) -> None:
+    path = f"reload-{uuid.uuid4().hex[:6]}.md"
+    put_note(alice, server, path, "# reload\n\n[the todo list](todo.md) and [[welcome]]\n")
+    alice.reload()
+    wait_ready(alice)
+    alice.locator(f"[data-testid=note-link][data-path='{path}']").click()
+    frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    links = frame.locator(".preview a")
+    expect(links).to_have_count(2)
+    for number in range(10):
+        late = number % 2 == 0  # every other reload, the list is held until Preview is drawn
+        held: list[Route] = []
+        if late:
+            alice.route(LIST, holder(held))
+        alice.reload()
+        wait_ready(alice)
+        preview = frame.locator(".preview")
+        expect(preview).to_be_visible()
+        status = frame.get_by_test_id("save-status")
+        if late:
+            expect(preview.locator("a[data-missing=true]")).to_have_count(2)  # not known yet
+            preview.get_by_role("link", name="the todo list").click()
+            expect(status).to_contain_text("does not exist")
+            alice.wait_for_function("1", polling=100)
+            assert held, "the note list was never asked for"
+            for route in held:
+                route.continue_()
+            alice.unroute(LIST)
+        expect(preview.locator("a[data-missing=true]")).to_have_count(0)
+        expect(status).not_to_contain_text("does not exist")  # said before; no longer true
+        preview.get_by_role("link", name="the todo list").click()
+        expect(frame).to_have_attribute("data-path", "todo.md")
+        frame.get_by_test_id("frame-back").click()
+        expect(frame).to_have_attribute("data-path", path)
+        expect(frame.locator(".preview a")).to_have_count(2)
+
+
+def test_a_missing_link_offers_to_create_its_note(alice: Page, server: Server) -> None:
+    tag = uuid.uuid4().hex[:6]
+    path = f"missing-{tag}/source.md"
+    put_note(alice, server, path, f"# source\n\nsee [[idea-{tag}]]\n")
+    alice.reload()
+    wait_ready(alice)
+    alice.locator(f"[data-testid=note-link][data-path='{path}']").click()
+    frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    link = frame.locator(".preview a[data-missing=true]")
+    expect(link).to_have_count(1)
+    link.click()
+    status = frame.get_by_test_id("save-status")
+    expect(status).to_contain_text(f"idea-{tag}.md does not exist")
+    create = frame.get_by_test_id("missing-create")
+    expect(create).to_have_text(f"Create idea-{tag}.md")
+    create.click()
+    expect(frame).to_have_attribute("data-path", f"idea-{tag}.md")
+    expect(frame.locator(".cm-content")).to_be_focused()
+    expect(frame.locator(".cm-content")).to_contain_text(f"# idea-{tag}")
+    created = alice.request.get(f"{server.url}/api/workspaces/personal/documents/idea-{tag}.md")
+    assert created.ok and created.text().startswith(f"# idea-{tag}")
+    expect(alice.locator(f"[data-testid=note-link][data-path='idea-{tag}.md']")).to_be_visible()
+    frame.get_by_test_id("frame-back").click()
+    expect(frame).to_have_attribute("data-path", path)
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    expect(frame.locator(".preview a")).to_have_count(1)
+    expect(frame.locator(".preview a[data-missing=true]")).to_have_count(0)
+    expect(status).not_to_contain_text("does not exist")
