@@ -10,7 +10,7 @@ from contextlib import suppress
 import pytest
 from playwright.sync_api import Page, expect
 
-from backend.assistant.replies import NO_NOTE_OFF
+from backend.assistant.messages import say
 from e2e.ambient_helpers import (
     TURNS,
     chip,
@@ -209,7 +209,7 @@ def test_switched_off_the_reply_says_this_note_is_off(alice: Page):
     assert turn.headers.get("x-ambient-off") == "1"
     assert "x-ambient-note" not in turn.headers  # nothing captured
     text = replies(alice).last.locator(".message-text")
-    expect(text).to_have_text(NO_NOTE_OFF["en"])  # not "I don't see a note open"
+    expect(text).to_have_text(say("no_note_off", "en"))  # not "I don't see a note open"
 
 
 def test_stop_abandons_a_turn_in_flight_and_frees_the_composer(alice: Page):

@@ -178,23 +178,25 @@ class OfflineAgent:
         """It cannot compare. When the two notes are clear (this note and a named one, or two
         named), it shows both summaries and says that is all it can do; else it only says no."""
         lang = intent.lang
-        notes: list[tuple[str, str]] = []
+        reads: list[dict] = []
         if intent.deictic:
             active = turn.call("read_active_note", {"maxBytes": tools.MAX_MAX_BYTES})
             if active["ok"]:
-                notes.append((active["path"], active["content"]))
+                reads.append(active)
         if it.mentions_path(message):
             listed = turn.call("list_documents", {})
             named = _named_paths(message, listed["documents"]) if listed["ok"] else []
             for path in named:
-                if path in (p for p, _ in notes):
+                if path in (r["path"] for r in reads):
                     continue
                 read = turn.call("read_document", {"path": path, "maxBytes": tools.MAX_MAX_BYTES})
                 if read["ok"]:
-                    notes.append((read["path"], read["content"]))
-        if len(notes) != 2:
+                    reads.append(read)
+        if len(reads) != 2:
             return replies.beyond(it.COMPARE, lang)
-        return replies.comparison(notes, lang)
+        parts = [replies.comparison(reads, lang)]
+        parts += [replies.stale(r["caveat"], lang) for r in reads if r.get("stale")]
+        return "\n\n".join(parts)
 
     def _find(self, turn: _Turn, term: str, lang: str) -> str:
         """ "Which notes mention X": the workspace search service, not a read of every note."""

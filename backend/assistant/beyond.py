@@ -106,7 +106,7 @@ KNOWN = _set(
     hello hi hey thanks thank get fetch what's"""
 )
 # Light verbs: fine with a skill's noun ("make a summary"), a refusal without one.
-LIGHT = _set("make give get create generate produce prepare provide write")
+LIGHT = _set("make create generate produce prepare provide write")
 _APP = _set(
     """delete remove rename move share export print download upload email mail send publish
     archive duplicate copy pin star"""

@@ -116,9 +116,11 @@ def summary(path: str, text: str, lang: Lang, partial: bool = False) -> str:
     return "\n".join(out)
 
 
-def summaries(notes: list[tuple[str, str]], lang: Lang) -> str:
-    """Each note's summary, one after the other (all a comparison can honestly get)."""
-    return "\n\n".join(summary(path, text, lang) for path, text in notes)
+def summaries(reads: list[dict], lang: Lang) -> str:
+    """Each note's summary from its read, one after the other."""
+    return "\n\n".join(
+        summary(r["path"], r["content"], lang, partial=bool(r.get("partial"))) for r in reads
+    )
 
 
 def todos(path: str, text: str, lang: Lang, partial: bool = False) -> str:
@@ -214,10 +216,10 @@ def beyond(what: str, lang: Lang, verb: str | None = None) -> str:
     return say("beyond", lang, thing=thing)
 
 
-def comparison(notes: list[tuple[str, str]], lang: Lang) -> str:
+def comparison(reads: list[dict], lang: Lang) -> str:
     """ "I can't compare", then each note's summary, saying plainly that is all it can do."""
     head = [beyond("compare", lang), say("compare.summaries", lang)]
-    return "\n\n".join([*head, summaries(notes, lang)])
+    return "\n\n".join([*head, summaries(reads, lang)])
 
 
 # --- Edit proposals -------------------------------------------------------------------------

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from rapidfuzz import process
 from rapidfuzz.distance import OSA, Indel
 
 
@@ -38,6 +40,7 @@ _KEEP = _set(
     bread reading leading quite those thus thin node nodes noted votes tone cheek chick chuck
     court mount crate rewind last lost mask ticks marks lists"""
 )
+_TARGETS = sorted(VOCABULARY)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 
 
@@ -58,13 +61,16 @@ def _slip(token: str, word: str) -> int | None:
     return distance if ok else None
 
 
+@lru_cache(maxsize=4096)
 def correct_word(token: str) -> str | None:
     """The target word `token` was meant to be, when exactly one fits best; else None."""
     folded = token.casefold()
     if len(folded) < 3 or folded in VOCABULARY or folded in _KEEP:
         return None
     scored = []
-    for word in VOCABULARY:
+    # rapidfuzz finds the targets within two edits (no slip allowed is wider); _slip decides.
+    near = process.extract(folded, _TARGETS, scorer=OSA.distance, score_cutoff=2, limit=None)
+    for word, _, _ in near:
         distance = _slip(folded, word)
         if distance is not None:
             scored.append((distance, -Indel.normalized_similarity(folded, word), word))

@@ -6,7 +6,15 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from assistant_helpers import header_for, key_session, new_id, ok_turn, pointer, put_note
+from assistant_helpers import (
+    CAVEAT,
+    header_for,
+    key_session,
+    new_id,
+    ok_turn,
+    pointer,
+    put_note,
+)
 
 from backend import seed
 
@@ -48,6 +56,12 @@ def test_compare_says_it_cannot_and_shows_both_summaries_as_all_it_can_do(world)
     assert "Summary of welcome.md:" in reply and "Summary of todo.md:" in reply
     ja = ask(world, "このノートとtodo.mdを比較して", pointer(seed.WELCOME, "welcome.md"))
     assert "ノートの比較はできません" in ja["reply"] and "「todo.md」の要約です" in ja["reply"]
+
+
+def test_a_comparison_with_a_stale_note_relays_the_caveat(world):
+    body = ask(world, "compare this with todo.md", pointer(seed.WELCOME + "typing", "welcome.md"))
+    assert body["toolCalls"][0]["result"]["stale"] is True
+    assert body["reply"].endswith(CAVEAT)
 
 
 def test_compare_without_two_notes_to_show_only_says_no(world):

@@ -91,6 +91,7 @@ TABLE = [
     ("what should I do first?", it.BEYOND, it.WORLD),
     ("check this note for typos", it.BEYOND, it.REWRITE),
     ("hey, what's in this note?", it.READ, None),
+    ("give me this note", it.READ, None),
     ("do I have any notes about budget?", it.FIND, None),
     ("finish the review", it.MARK_DONE, "review"),
     # Japanese: edits

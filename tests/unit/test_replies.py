@@ -44,12 +44,13 @@ def test_english_sentences_keep_their_space_in_a_japanese_summary():
 
 
 def test_a_comparison_says_plainly_that_summaries_are_all_it_can_do():
-    reply = replies.comparison([("a.md", ENGLISH), ("todo.md", seed.TODO)], "en")
+    reads = [{"path": "a.md", "content": ENGLISH}, {"path": "todo.md", "content": seed.TODO}]
+    reply = replies.comparison(reads, "en")
     assert reply.startswith("Sorry, I can't compare notes")
     assert "language model" in reply
     assert "All I can do is show each note's summary" in reply
     assert reply.index("Summary of a.md:") < reply.index("Summary of todo.md:")
-    ja = replies.comparison([("a.md", ENGLISH), ("todo.md", seed.TODO)], "ja")
+    ja = replies.comparison(reads, "ja")
     assert "ノートの比較はできません" in ja and "要約を順に示すことだけ" in ja
 
 
