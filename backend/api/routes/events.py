@@ -11,7 +11,7 @@ from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.deps import CurrentUser, MemberWorkspace
+from backend.api.deps import CurrentUser, MemberWorkspace, SessionDep
 from backend.errors import TooManyRequests, error_responses
 from backend.live import CLOSE, Hub, as_row
 from backend.services import events as events_service
@@ -54,8 +54,12 @@ async def stream_events(
     request: Request,
     ws: MemberWorkspace,
     user: CurrentUser,
+    db: SessionDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
+    # The request's session would otherwise keep its pooled connection for the stream's whole
+    # life (it is closed after the response): give it back now, the checks are done.
+    db.close()
     hub: Hub = request.app.state.live
     settings = request.app.state.settings
     if not hub.can_subscribe(user.id):
