@@ -132,6 +132,10 @@ class Settings(BaseSettings):
         256, ge=1, description="Events waiting for one stream's client; a client that falls "
         "this far behind is dropped (it resumes with Last-Event-ID)."
     )
+    events_max_stream_seconds: float = Field(
+        300, gt=0, description="An event stream ends after this many seconds and the client "
+        "reconnects with Last-Event-ID (which checks the sign-in and membership again)."
+    )
     events_send_timeout_seconds: float = Field(
         30, gt=0, description="A stream whose client accepts nothing for this many seconds "
         "is closed."

@@ -228,3 +228,22 @@ def test_a_refused_write_publishes_nothing(live):
         assert (e.json()["revision"], e.json()["bytes"]) == (2, 3)
     finally:
         s.close()
+
+
+def test_open_streams_hold_no_database_connection(app_factory):
+    """More streams than the connection pool holds (5 + 10 overflow), and saves still go."""
+    app = app_factory(events_keepalive_seconds=0.5, events_streams_per_user=40)
+    seed_world(app)
+    live = Live(app)
+    alice = live.client("alice")
+    streams = []
+    try:
+        streams = [stream(live, alice) for _ in range(20)]
+        started = time.monotonic()
+        assert alice.put(doc_url("pool.md"), content=b"x").status_code == 201
+        assert time.monotonic() - started < 5
+        assert all(s.next_event().json()["path"] == "pool.md" for s in streams)
+    finally:
+        for s in streams:
+            s.close()
+        live.stop()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -9,13 +11,14 @@ from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
-from backend.api.deps import CurrentUser, MemberWorkspace
+from backend.api.deps import CurrentUser, MemberWorkspace, SessionDep
 from backend.errors import TooManyRequests, error_responses
 from backend.live import CLOSE, Hub, as_row
 from backend.services import events as events_service
 
 router = APIRouter(prefix="/api/workspaces/{ws}", tags=["live"])
 
+RETRY_MS = 1000
 TOO_MANY = "Too many open event streams for this user; close one and try again."
 LastEventId = Annotated[
     str | None, Header(description="The last event id received: the stream resumes after it.")
@@ -51,8 +54,12 @@ async def stream_events(
     request: Request,
     ws: MemberWorkspace,
     user: CurrentUser,
+    db: SessionDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
+    # The request's session would otherwise keep its pooled connection for the stream's whole
+    # life (it is closed after the response): give it back now, the checks are done.
+    db.close()
     hub: Hub = request.app.state.live
     settings = request.app.state.settings
     if not hub.can_subscribe(user.id):
@@ -67,9 +74,12 @@ async def stream_events(
     if after is not None:
         missed = None if after < 0 else await run_in_threadpool(_missed, request, ws, after)
 
+    ends_at = time.monotonic() + settings.events_max_stream_seconds
+
     async def generate() -> AsyncIterator[ServerSentEvent]:
         try:
-            yield ServerSentEvent(comment="connected")  # the headers and a first line now
+            # The headers and a first line now; `retry`: how soon the browser reconnects.
+            yield ServerSentEvent(comment="connected", retry=RETRY_MS)
             newest = after or 0
             if missed is None:
                 yield ServerSentEvent(event="reset", data="{}")
@@ -78,7 +88,10 @@ async def stream_events(
                     newest = row[0]
                     yield _event(row)
             while True:
-                row = await sub.queue.get()
+                try:
+                    row = await asyncio.wait_for(sub.queue.get(), ends_at - time.monotonic())
+                except TimeoutError:
+                    return  # a bounded life: the client reconnects with Last-Event-ID
                 if row is CLOSE:
                     return
                 if row[0] > newest:  # the backlog may already have sent it
