@@ -21,9 +21,11 @@ from backend.api.deps import (
     is_create_only,
     parse_if_match,
 )
+from backend.db import utcnow
 from backend.errors import error_responses
 from backend.services import documents as documents_service
 from backend.services import history as history_service
+from backend.services import proposals as proposals_service
 from backend.services.source import Source
 
 
@@ -297,16 +299,22 @@ def put_document(
     if_match: IfMatch = None,
     if_none_match: IfNoneMatch = None,
 ) -> SavedDocument:
+    # The autosave right after the page applied a proposal in its editor is the assistant's.
+    proposal_id = proposals_service.awaiting_editor_save(
+        db, user_id=user.id, workspace_id=ws, path=path, now=utcnow()
+    )
     doc, created = documents_service.save_document(
         db,
         workspace_id=ws,
         path=path,
         content=text,
         max_bytes=settings.max_note_bytes,
-        source=Source.page(user.id),
+        source=Source.assistant(user.id) if proposal_id else Source.page(user.id),
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
     )
+    if proposal_id:
+        proposals_service.record_editor_save(db, proposal_id=proposal_id, revision=doc.revision)
     response.status_code = 201 if created else 200
     response.headers.update(_etag(doc.revision))
     return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
