@@ -1,13 +1,13 @@
-"""Autosave: a conflict between two windows and a backend outage both lose no keystroke."""
+"""Autosave: a backend outage loses no keystroke (conflicts: e2e/test_live.py)."""
 
 from __future__ import annotations
 
 import time
 import uuid
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, new_context, sign_in
+from e2e.conftest import Server, sign_in
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
@@ -42,62 +42,6 @@ def type_at_start(page: Page, frame, text: str) -> None:
     frame.locator(".cm-content").click()
     page.keyboard.press("Control+Home")
     page.keyboard.insert_text(text)
-
-
-def test_conflict_between_two_windows_loses_nothing(browser: Browser, server: Server) -> None:
-    path = f"conflict/{uuid.uuid4().hex[:6]}.md"
-    first = new_context(browser)
-    second = new_context(browser)
-    try:
-        mine = sign_in(first.new_page(), server)
-        put_note(mine, server, path, "base line\n")
-        theirs = sign_in(second.new_page(), server)
-        frame_a = open_via_files(mine, path)
-        frame_b = open_via_files(theirs, path)
-
-        type_at_start(mine, frame_a, "A was here. ")
-        wait_saved(mine, server, path, "A was here. ")
-
-        type_at_start(theirs, frame_b, "B was here. ")  # B's revision is stale now
-        conflict = frame_b.get_by_test_id("conflict")
-        expect(conflict).to_be_visible()
-        expect(conflict).to_have_attribute("role", "alert")
-        expect(frame_b.get_by_test_id("save-status")).to_contain_text("conflict")
-        expect(frame_b.locator(".cm-content")).to_contain_text("B was here. base line")
-
-        frame_b.get_by_test_id("conflict-save-copy").click()
-        copy = path.replace(".md", " (conflict copy).md")
-        copied = theirs.locator(f"[data-testid=frame][data-frame-kind=inbox][data-path='{copy}']")
-        expect(copied).to_have_count(1)
-        expect(copied.get_by_test_id("conflict")).to_be_hidden()
-        # Both texts are reachable: A's in the note, B's in the copy.
-        assert saved_text(mine, server, path) == "A was here. base line\n"
-        assert saved_text(mine, server, copy) == "B was here. base line\n"
-        # The copy goes on saving like any note.
-        type_at_start(theirs, copied, "More. ")
-        wait_saved(theirs, server, copy, "More. B was here.")
-    finally:
-        first.close()
-        second.close()
-
-
-def test_take_theirs_loads_the_saved_text(browser: Browser, server: Server) -> None:
-    path = f"conflict/{uuid.uuid4().hex[:6]}.md"
-    context = new_context(browser)
-    try:
-        page = sign_in(context.new_page(), server)
-        put_note(page, server, path, "v1\n")
-        frame = open_via_files(page, path)
-        put_note(page, server, path, "changed elsewhere\n")  # another writer, unseen
-        type_at_start(page, frame, "mine ")
-        expect(frame.get_by_test_id("conflict")).to_be_visible()
-        frame.get_by_test_id("conflict-take-theirs").click()
-        expect(frame.get_by_test_id("conflict")).to_be_hidden()
-        expect(frame.locator(".cm-content")).to_have_text("changed elsewhere")
-        type_at_start(page, frame, "then ")
-        wait_saved(page, server, path, "then changed elsewhere")
-    finally:
-        context.close()
 
 
 def test_backend_stopped_and_restarted_while_typing(page: Page, fresh_server: Server) -> None:

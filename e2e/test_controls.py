@@ -59,10 +59,14 @@ OWN = {
     "skip-to-chat": "test_note_tree.py",
     "missing-create": "test_preview_links.py",
     "popout-open-note": "test_layout.py",
-    # the conflict panel's three choices: e2e/test_autosave.py drives them in a real conflict
-    "conflict-keep-mine": "test_autosave.py",
-    "conflict-take-theirs": "test_autosave.py",
-    "conflict-save-copy": "test_autosave.py",
+    # the conflict panel's three choices: e2e/test_live.py drives them in a real conflict
+    "conflict-keep-mine": "test_live.py",
+    "conflict-take-theirs": "test_live.py",
+    "conflict-save-copy": "test_live.py",
+    # a note's history: e2e/test_history.py lists, compares and restores
+    "history-open": "test_history.py",
+    "history-item": "test_history.py",
+    "history-restore": "test_history.py",
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
 OTHERS = ("assistant-", "ambient-", "tool-call", "proposal", "inline-command-", "editor-help",

@@ -99,10 +99,10 @@ def test_with_the_note_closed_apply_uses_the_endpoint_and_never_loses_another_sa
 ):
     path = "prop-closed.md"
     frame, first = propose(alice, server, path)
-    expect(first.locator(".proposal-diff")).to_contain_text("+- [x] buy milk")
+    expect(first.locator(".proposal-diff")).to_contain_text("- [x] buy milk")
     send(alice, "mark call the bank as done")
     second = last_card(alice)
-    expect(second.locator(".proposal-diff")).to_contain_text("+- [x] call the bank")
+    expect(second.locator(".proposal-diff")).to_contain_text("- [x] call the bank")
     frame.get_by_test_id("frame-close").click()
     expect(inbox(alice, path)).to_have_count(0)
     # Another window saves meanwhile: a line the first proposal does not touch, and the very
@@ -139,6 +139,6 @@ def test_discard_and_a_reload_shows_each_outcome(alice: Page, server: Server):
     second = frames(alice, "assistant").first.locator(f'[data-proposal-id="{ids[1]}"]')
     expect(first).to_have_attribute("data-status", "applied")
     expect(first.locator(".proposal-note")).to_contain_text("Applied in the editor")
-    expect(first.locator(".proposal-diff")).to_contain_text("+- [x] buy milk")  # re-read
+    expect(first.locator(".proposal-diff")).to_contain_text("- [x] buy milk")  # re-read
     expect(second).to_have_attribute("data-status", "discarded")
     expect(second.get_by_test_id("proposal-apply")).to_be_hidden()

@@ -1,15 +1,15 @@
 // The one JS module that owns CodeMirror 6. Python reaches it through a narrow API and never
 // on a keystroke: the editor calls back only when a clean document first becomes dirty.
-import { Annotation, EditorState } from "@codemirror/state";
+import { EditorState } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown } from "@codemirror/lang-markdown";
 import { publishPause } from "./editor/publish.js";
 import { noteHighlighting } from "./editor/highlight.js";
+import { loaded } from "./editor/marks.js"; // changes made by the app, not typed: not counted
+import { proposalHistory } from "./editor/edits.js";
 
 const encoder = new TextEncoder();
-// Marks a whole-document swap made by the app (take theirs), which is not a user edit.
-const loaded = Annotation.define();
 
 /** Mount an editor in `parent`. `onDirty()` fires once per clean→dirty transition. */
 export function create(parent, text, label, onDirty) {
@@ -25,6 +25,7 @@ export function create(parent, text, label, onDirty) {
         noteHighlighting, // headings bold, not underlined like links
         EditorView.lineWrapping,
         publishPause, // publishing to outside agents: one Python call per pause
+        proposalHistory, // tells a proposal's card when Ctrl+Z undoes it (or redo redoes it)
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
@@ -64,15 +65,6 @@ export function replace(view, from, to, insert) {
   view.dispatch({ changes: { from, to, insert } });
 }
 
-/** Swap the whole document ("take theirs" after a conflict): one undoable step that is not
- * counted as an edit, so it neither marks the note dirty nor triggers a save. */
-export function load(view, value) {
-  view.dispatch({
-    changes: { from: 0, to: view.state.doc.length, insert: value },
-    annotations: loaded.of(true),
-  });
-}
-
 /** Byte length and SHA-256 hex of the live document, computed without crossing into Python. */
 export async function digest(view) {
   const bytes = encoder.encode(view.state.doc.toString());
@@ -100,3 +92,4 @@ export * from "./editor/shortcuts.js";
 export * from "./editor/inline.js";
 export * from "./editor/publish.js";
 export * from "./editor/edits.js";
+export * from "./editor/live.js";

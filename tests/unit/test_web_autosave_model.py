@@ -303,7 +303,9 @@ def test_deleted_elsewhere_keeps_the_text_and_an_edit_saves_it_again() -> None:
         editor, server, saver, _ = make("keep me\n", delay=10)
         editor.type("!")
         server.text = None
-        assert await saver.refresh() == DELETED
+        assert await saver.refresh("9") is None  # a `saved` event, then not found: wait
+        assert saver.state == PENDING
+        assert await saver.refresh(missing_is_gone=True) == DELETED  # a re-read says gone
         assert saver.state == DELETED and not saver.dirty and editor.text == "keep me\n!"
         assert await saver.flush()  # nothing to save: a workspace switch is not blocked
         editor.type("?")

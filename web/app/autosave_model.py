@@ -133,13 +133,17 @@ class Autosaver:
 
     # -- changes made elsewhere ------------------------------------------------------------
 
-    async def refresh(self, hint: str | None = None) -> str | None:
+    async def refresh(self, hint: str | None = None, *, missing_is_gone: bool = False
+                      ) -> str | None:
         """The saved copy may have changed elsewhere (revision `hint`, if known): catch up.
 
         Waits for a save in flight first (it may be the change announced; if not, it meets
         a 409 and merges there), then reads the saved copy once and merges it with the
         screen. Returns what happened (a `merge_model` kind, DELETED) or None when nothing
-        was new or it could not be read (the next event or reconnect tries again).
+        was new or it could not be read (the next event or reconnect tries again). A note
+        not found is taken as deleted only with `missing_is_gone` (a re-read after a reset):
+        after a `saved` event it has most likely been moved or deleted since, and the stream's
+        own `moved` or `deleted` event says which.
         """
         async with self._syncing:
             while self._running():
@@ -153,11 +157,19 @@ class Autosaver:
             if self._running():
                 return None  # a save started meanwhile: its 409 (if any) merges
             if text is None:
+                if not missing_is_gone:
+                    return None
                 self.gone()
                 return DELETED
             if revision == self.revision or (self.theirs and revision == self.theirs[1]):
                 return None  # nothing new since we last looked
             return self.incoming(text, revision)
+
+    async def exclusive(self, job: Callable[[], Awaitable[None]]) -> None:
+        """Run `job` with no catching up meanwhile (a restore: its own change must not come
+        back through the stream as someone else's before it is on screen)."""
+        async with self._syncing:
+            await job()
 
     def incoming(self, theirs: str, revision: str | None) -> str:
         """A new saved copy `theirs` (as `revision`) meets the screen; returns the outcome kind.

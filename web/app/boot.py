@@ -10,6 +10,7 @@ from app.api import Api
 from app.api_model import describe, parse_query, popout_request
 from app.context import App, make_store
 from app.dom import guard, report, set_reporter
+from app.live import start_live
 from app.popout import enter_popout
 from app.sharing import start_publisher
 from app.shell import Shell
@@ -31,6 +32,7 @@ async def main() -> None:
         ctx.windows = OtherWindows(ctx)  # which notes the pop-outs show (the chip says so)
         shell = Shell(ctx, root)
         start_publisher(ctx)  # publishes the active note to outside agents, if shared
+        start_live(ctx)  # changes saved elsewhere reach this window's open notes (SPEC §13)
         set_reporter(shell.say)
         # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.
         _install_hooks(ctx)

@@ -7,11 +7,13 @@ from pyscript.js_modules import editor
 from ambient.contract import INBOX
 from ambient.markdown import toggle_todo
 from app.api_model import VIEWS, describe
-from app.autosave_model import CONFLICT, ERROR, OFFLINE, PENDING, SAVED, SAVING
+from app.autosave_model import CONFLICT, DELETED, ERROR, OFFLINE, PENDING, SAVED, SAVING
 from app.dom import h, spawn
 from app.frame import Frame
 from app.frames_model import History
+from app.history_panel import HistoryPanel
 from app.inline_command import InlineCommand
+from app.merge_model import MERGED, REPLACE
 from app.note import NoteSession
 from app.search_panel import find_backlinks
 from app.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
@@ -19,7 +21,8 @@ from app.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
 _KEEP = object()
 VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
 STATE_WORDS = {SAVED: "Saved", PENDING: "Unsaved changes…", SAVING: "Saving…",
-               OFFLINE: "offline — retrying", CONFLICT: "Not saved: conflict", ERROR: "Not saved"}
+               OFFLINE: "offline — retrying", CONFLICT: "Not saved: conflict", ERROR: "Not saved",
+               DELETED: "Deleted elsewhere: your text is still here, and an edit saves it again"}
 
 
 class InboxRuntime:
@@ -82,7 +85,8 @@ class InboxFrame(Frame):
         self.status = h("p", {"class": "save-status", "role": "status",
                               "data-testid": "save-status"})
         self.conflict = h("div", {"class": "conflict", "role": "alert", "hidden": True,
-                                  "data-testid": "conflict"})
+                                  "data-testid": "note-conflict"})
+        self._conflict_diff = None  # the diff view of the two versions, while shown
         self.editor_host = h("div", {"class": "editor-host"})
         self.render_host = h("div", {"class": "render-host", "hidden": True, "tabindex": "0"})
         self.empty = h("div", {"class": "empty-prompt"})
@@ -91,6 +95,7 @@ class InboxFrame(Frame):
         self.body.append(self.toolbar, self.status, self.conflict, self.empty, self.editor_host,
                          self.render_host)
         self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
+        self.revisions = HistoryPanel(self)  # SPEC §15: `history-open` joins the toolbar
         self.listeners.on(self.render_host, "change", self._on_todo_change)
         self.listeners.on(self.render_host, "click", self._on_render_click)
         self._refresh()
@@ -151,7 +156,8 @@ class InboxFrame(Frame):
             self.session.close()
             self.session = None
         self.path = ""
-        self.conflict.hidden = True
+        self._hide_conflict()
+        self.revisions.close()
 
     # -- drawing -----------------------------------------------------------------------------
 
@@ -207,7 +213,7 @@ class InboxFrame(Frame):
         if state == CONFLICT:
             self._show_conflict()
         else:
-            self.conflict.hidden = True
+            self._hide_conflict()
         if state == ERROR:
             retry = h("button", {"type": "button", "class": "link",
                                  "data-testid": "save-retry"}, "Retry")
@@ -230,10 +236,23 @@ class InboxFrame(Frame):
             button = h("button", {"type": "button", "data-testid": testid}, label)
             self.listeners.on(button, "click", action)
             buttons.append(button)
+        self._hide_conflict()
+        diff = h("div", {"class": "conflict-diff"})
         self.conflict.replaceChildren(
-            h("p", {"text": f"{words} Your text is still here and has not been saved."}),
-            h("div", {"class": "conflict-actions"}, *buttons))
+            h("p", {"text": f"{words} Your text is still here and has not been saved. The same "
+                            "lines changed on both sides; below, the saved version is struck "
+                            "out in red and yours is in green."}),
+            diff, h("div", {"class": "conflict-actions"}, *buttons))
         self.conflict.hidden = False
+        if not gone:
+            self._conflict_diff = editor.diffView(diff, theirs[0], self.session.text(),
+                                                  "The saved version against yours")
+
+    def _hide_conflict(self) -> None:
+        self.conflict.hidden = True
+        if self._conflict_diff is not None:
+            editor.destroy(self._conflict_diff)
+            self._conflict_diff = None
 
     # -- conflict choices ----------------------------------------------------------------
 
@@ -322,6 +341,34 @@ class InboxFrame(Frame):
             found, problem = None, f"Could not look for links here: {describe(exc)}"
         if generation == self._generation and self.path == path and self.view == "preview":
             draw_backlinks(self.render_host, found, problem)
+
+    # -- changes made elsewhere (the live stream, SPEC §13) ------------------------------------
+
+    async def saved_elsewhere(self, revision: str | None) -> None:
+        """The note was saved elsewhere as `revision` (maybe by this window: then nothing)."""
+        await self._catch_up(self.session, revision, missing_is_gone=False)
+
+    async def reread(self) -> None:
+        """What happened to the note is unknown (a new stream, a reset): read it again."""
+        await self._catch_up(self.session, None, missing_is_gone=True)
+
+    async def _catch_up(self, session, revision, *, missing_is_gone: bool) -> None:
+        if session is None:
+            return
+        outcome = await session.saver.refresh(revision, missing_is_gone=missing_is_gone)
+        if session is self.session and outcome in (REPLACE, MERGED) and self.view != "edit":
+            self._draw()  # Preview, Todo and Mindmap show the new text too
+
+    def moved_elsewhere(self, path: str, revision: str | None) -> None:
+        """Renamed elsewhere: follow it (the path, the title, the pointer, the history)."""
+        if self.session is not None:
+            self.session.saver.moved(revision)
+            self.renamed(path, None)
+
+    def deleted_elsewhere(self) -> None:
+        """Deleted elsewhere: say so, keep the text on screen; an edit saves it again."""
+        if self.session is not None:
+            self.session.saver.gone()
 
     # -- changes made from the note list ------------------------------------------------------
 

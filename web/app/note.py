@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
@@ -9,6 +11,7 @@ from app.api import revision_of
 from app.api_model import ApiError, OfflineError, describe
 from app.autosave_model import CONFLICT, ERROR, OFFLINE, SAVED, Autosaver, PutResult
 from app.dom import guard, spawn
+from app.merge_model import changes_between
 from app.tree_model import copy_path
 
 
@@ -20,8 +23,9 @@ class NoteSession:
         self.ctx, self.ws, self.path = ctx, ws, path
         self._dirty_proxy = create_proxy(guard(self._on_dirty))
         self.view = editor.create(host, text, f"Text of {path}", self._dirty_proxy)
-        self.saver = Autosaver(revision=revision, read=self.read, mark_saved=self._mark_saved,
-                               put=self._put, latest=self._latest, on_state=on_state)
+        self.saver = Autosaver(revision=revision, base=text, read=self.read,
+                               mark_saved=self._mark_saved, put=self._put, latest=self._latest,
+                               on_state=on_state, show=self._show)
 
     # -- the live text, read only when needed -------------------------------------------
 
@@ -36,6 +40,18 @@ class NoteSession:
 
     def _on_dirty(self, *args) -> None:
         self.saver.changed()
+
+    def _show(self, mine: str, text: str) -> None:
+        """A change saved elsewhere (or merged with it) lands on screen; Ctrl+Z never undoes it."""
+        editor.remote(self.view, json.dumps(changes_between(mine, text)))
+
+    def put_on_screen(self, text: str) -> int:
+        """The app puts `text` on screen for the user (take theirs, restore): one undo step,
+        not counted as an edit. Returns the change count the text was read at."""
+        seen, mine = self.read()
+        if mine != text:
+            editor.swap(self.view, json.dumps(changes_between(mine, text)))
+        return seen
 
     # -- the saver's I/O -------------------------------------------------------------------
 
@@ -77,13 +93,13 @@ class NoteSession:
         text, revision = self.saver.theirs or (None, None)
         if text is None:
             raise ValueError("The note was deleted on the server; keep yours or save a copy.")
-        editor.load(self.view, text)  # one transaction: Ctrl+Z brings the user's text back
-        self.saver.accept(revision, int(editor.changes(self.view)))
+        seen = self.put_on_screen(text)  # one transaction: Ctrl+Z brings the user's text back
+        self.saver.accept(revision, seen, text)
 
     async def keep_as_copy(self) -> str:
         seen, text = self.read()
         self.path, revision = await self.save_copy(text)
-        self.saver.accept(revision, seen)
+        self.saver.accept(revision, seen, text)
         return self.path
 
     # -- going away ------------------------------------------------------------------------

@@ -1,9 +1,11 @@
-"""An edit proposal in the chat (SPEC §8): its diff as text, Apply and Discard, and its outcome.
+"""An edit proposal in the chat (SPEC §8): its coloured diff, Apply and Discard, its outcome.
 
 Apply goes through the live editor when the note is open in an Inbox frame of this window
 (one CodeMirror transaction, so one undo reverts it and autosave saves it), else through the
 server's `apply` endpoint. Either way a `find` must occur exactly once in the text it meets;
-when it does not, nothing changes and the card says why.
+when it does not, nothing changes and the card says why. The diff is shown by CodeMirror's
+merge view (changed words highlighted inside a line); after Apply or Discard the focus goes
+back where it was; when the user's Ctrl+Z undoes an applied edit, the card says so.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
+from js import document
+from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
 from ambient.contract import INBOX
@@ -18,7 +22,8 @@ from ambient.edits import EditError, changed_message, cm_changes
 from ambient.markdown import to_cm
 from app.api_model import ApiError, describe
 from app.chat_model import conversation_url
-from app.dom import h
+from app.diff_model import diff_sides
+from app.dom import guard, h
 
 PENDING, APPLIED, DISCARDED = "pending", "applied", "discarded"
 OUTCOME = {APPLIED: "Applied.", DISCARDED: "Discarded."}
@@ -42,10 +47,14 @@ class ProposalCard:
         self.path = str(result.get("path", ""))
         self.url = f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}"
         self.busy = False
-        self.note = h("p", {"class": "proposal-note", "role": "status"})
+        self._return_to = None  # where the focus was before Apply/Discard was pressed
+        self._undo_proxy = None
+        self._diff_view = None
+        self._diff_text: str | None = None
+        self.note = h("p", {"class": "proposal-note", "role": "status", "tabindex": "-1"})
         # The stored conversation keeps no note text, so after a reload the diff comes from
         # the proposal itself (refresh).
-        self.diff = h("pre", {"class": "proposal-diff"})  # the diff is text, never HTML
+        self.diff = h("div", {"class": "proposal-diff proposal-diff-view"})
         self._show_diff(result.get("diff"))
         self.apply_button = h("button", {"type": "button", "data-testid": "proposal-apply",
                                          "text": "Apply", "class": "primary"})
@@ -62,12 +71,47 @@ class ProposalCard:
         )
         listeners.on(self.apply_button, "click", lambda event: self.apply())
         listeners.on(self.discard_button, "click", lambda event: self.discard())
+        # Pointer-down comes before the button takes the focus: remember where it was.
+        for button in (self.apply_button, self.discard_button):
+            listeners.on(button, "pointerdown", self._remember_focus)
 
     # -- state -----------------------------------------------------------------------------
 
     def _show_diff(self, diff) -> None:
-        if isinstance(diff, str):
-            self.diff.textContent = diff or "(The edits change nothing.)"
+        if not isinstance(diff, str) or diff == self._diff_text:
+            return
+        self._diff_text = diff
+        if self._diff_view is not None:
+            editor.destroy(self._diff_view)
+            self._diff_view = None
+        self.diff.replaceChildren()
+        old, new = diff_sides(diff)
+        if old == new:
+            self.diff.textContent = "(The edits change nothing.)"
+            return
+        self._diff_view = editor.diffView(self.diff, old, new,
+                                          f"Proposed changes to {self.path}")
+
+    # -- focus -----------------------------------------------------------------------------
+
+    def _remember_focus(self, event) -> None:
+        active = document.activeElement
+        if active is not None and active not in (self.apply_button, self.discard_button):
+            self._return_to = active
+
+    def _give_focus_back(self, frame) -> None:
+        """The pressed button goes away: the focus goes back where it was; failing that, to the
+        editor that took the edit (Ctrl+Z is right there), else to the chat box — never the
+        page body."""
+        if not self.apply_button.hidden:
+            return  # nothing settled: the focus stays on the card's buttons
+        target, self._return_to = self._return_to, None
+        if target is not None and target.isConnected and target is not document.body:
+            target.focus()
+        elif frame is not None:
+            frame.focus_editor()
+        else:
+            self.return_focus()
 
     def show(self, status: str, note: str = "") -> None:
         self.el.dataset.status = status
@@ -114,7 +158,7 @@ class ProposalCard:
                 await self._apply_on_server()
         finally:
             self.busy = False
-            self._refocus(frame if self.el.dataset.status == APPLIED else None)
+            self._give_focus_back(frame if self.el.dataset.status == APPLIED else None)
 
     def _live_frame(self):
         """The Inbox frame of this window whose editor holds the note (the active one first)."""
@@ -140,9 +184,10 @@ class ProposalCard:
         except EditError as exc:
             self.note.textContent = changed_message(exc)
             return
-        if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text))):
+        if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text)), self.id):
             self.note.textContent = "The note changed while applying; nothing was changed."
             return
+        self._watch_undo()
         try:
             await self.ctx.api.ok("POST", f"{self.url}/applied-in-editor", data={})
         except Exception as exc:  # noqa: BLE001 - the note has the edit; the record failed
@@ -150,6 +195,21 @@ class ProposalCard:
                       f"could not record it: {describe(exc)}")
             return
         self.show(APPLIED, "Applied in the editor; Ctrl+Z undoes it.")
+
+    def _watch_undo(self) -> None:
+        """Say so on the card when the user's Ctrl+Z undoes the applied edit (and redo)."""
+        def changed(undone) -> None:
+            if undone:
+                self.el.dataset.undone = "true"
+                self.note.textContent = ("Undone in the editor with Ctrl+Z: the note is back as "
+                                         "it was (Ctrl+Shift+Z applies it again).")
+            else:
+                self.el.dataset.undone = "false"
+                self.note.textContent = "Applied again in the editor; Ctrl+Z undoes it."
+
+        if self._undo_proxy is None:
+            self._undo_proxy = create_proxy(guard(changed))
+            editor.watchProposal(self.id, self._undo_proxy)
 
     async def _apply_on_server(self) -> None:
         try:
@@ -186,14 +246,4 @@ class ProposalCard:
             await self._status_if_settled()
         finally:
             self.busy = False
-            self._refocus(None)
-
-    def _refocus(self, frame) -> None:
-        """Once the buttons are hidden, the focus would fall to the page body: it goes to the
-        editor that took the edit (Ctrl+Z is right there), else back to the chat box."""
-        if not self.apply_button.hidden:
-            return  # nothing settled: the focus stays on the card's buttons
-        if frame is not None:
-            frame.focus_editor()
-        else:
-            self.return_focus()
+            self._give_focus_back(None)

@@ -1,0 +1,46 @@
+"""A note's history as the page words it: who (you, a member, the assistant, an agent), when."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
+from app.history_model import Revision, parse_revisions, when
+
+NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+
+
+def entry(n, kind, name=None, *, by_you=False, user="alice", action="edit", current=False):
+    return {"revision": n, "savedAt": "2026-12-01T11:58:00Z", "bytes": 1, "sha256": "0" * 16,
+            "source": {"kind": kind, "name": name}, "user": user, "byYou": by_you,
+            "action": action, "path": "a.md", "current": current}
+
+
+def test_each_source_is_named_as_the_user_would_say_it() -> None:
+    rows = parse_revisions({"revisions": [
+        entry(5, "agent", "release-bot", current=True), entry(4, "assistant"),
+        entry(3, "page", user="bob"), entry(2, "page", by_you=True, action="restore"),
+        entry(1, "page", by_you=True, action="create")]})
+    assert [(r.revision, r.source, r.who, r.what, r.current) for r in rows] == [
+        ("5", "agent", "the agent “release-bot”", "edited", True),
+        ("4", "assistant", "the assistant", "edited", False),
+        ("3", "page", "bob (another member)", "edited", False),
+        ("2", "page", "you", "restored an earlier version", False),
+        ("1", "page", "you", "created it", False),
+    ]
+    assert isinstance(rows[0], Revision)
+
+
+def test_malformed_answers_give_no_rows_instead_of_failing() -> None:
+    assert parse_revisions(None) == [] and parse_revisions({"revisions": "x"}) == []
+    assert parse_revisions({"revisions": [{"revision": True}, 3, {"nope": 1}]}) == []
+
+
+def test_when_is_relative_for_recent_changes_and_a_date_after_a_day() -> None:
+    assert when("2026-12-01T11:59:30Z", NOW) == "just now"
+    assert when("2026-12-01T11:58:00+00:00", NOW) == "2 min ago"
+    assert when("2026-12-01T09:00:00Z", NOW) == "3 h ago"
+    assert when("2026-11-20T08:05:00Z", NOW) == "2026-11-20 08:05 UTC"
+    assert when("yesterday", NOW) == "yesterday"

@@ -1,0 +1,70 @@
+"""A note's history as the page words it (SPEC §15): who made each revision, and when (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+ACTIONS = {"create": "created it", "edit": "edited", "restore": "restored an earlier version",
+           "move": "renamed it", "delete": "deleted it"}
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One row of the list: its number, the source kind, and the words shown."""
+
+    revision: str
+    source: str  # page, assistant or agent (`data-source`)
+    who: str
+    what: str
+    saved_at: str
+    current: bool
+
+
+def who(entry: dict) -> str:
+    """You, another member by name, the assistant, or the agent by its token's name."""
+    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    kind, name = source.get("kind"), source.get("name")
+    if kind == "assistant":
+        return "the assistant"
+    if kind == "agent":
+        return f"the agent “{name}”" if name else "an agent"
+    if entry.get("byYou") or entry.get("by_you"):
+        return "you"
+    user = entry.get("user")
+    return f"{user} (another member)" if user else "another member"
+
+
+def parse_revisions(data: object) -> list[Revision]:
+    """The list endpoint's answer as rows, newest first; malformed entries are left out."""
+    rows = data.get("revisions") if isinstance(data, dict) else None
+    out = []
+    for entry in rows if isinstance(rows, list) else []:
+        if not isinstance(entry, dict) or isinstance(entry.get("revision"), bool) or not (
+                isinstance(entry.get("revision"), (int, str))):
+            continue
+        source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+        out.append(Revision(
+            revision=str(entry["revision"]), source=str(source.get("kind") or "page"),
+            who=who(entry), what=ACTIONS.get(str(entry.get("action")), "changed it"),
+            saved_at=str(entry.get("savedAt") or entry.get("saved_at") or ""),
+            current=bool(entry.get("current"))))
+    return out
+
+
+def when(saved_at: str, now: datetime) -> str:
+    """"just now", "5 min ago", "3 h ago", or the UTC date and time for older ones."""
+    try:
+        moment = datetime.fromisoformat(saved_at)
+    except ValueError:
+        return saved_at
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    seconds = (now - moment).total_seconds()
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
