@@ -6,6 +6,7 @@ from assistant_helpers import header_for, key_session, new_id, ok_turn, pointer,
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from backend.db import utcnow
 from backend.models import AgentDeliveryCredential, Conversation, Message
 from backend.models.proposals import EditProposal
 
@@ -72,6 +73,18 @@ def test_the_listing_is_per_user_and_per_workspace(app, alice_client, bob_client
     assert alice_client.get(LIST, params={"workspaceId": "nowhere"}).status_code == 403
     assert alice_client.get(LIST).status_code == 422  # workspaceId is required
     assert TestClient(app).get(LIST, params={"workspaceId": "personal"}).status_code == 401
+
+
+def test_a_conversation_without_messages_is_not_listed(app, alice_client):
+    """Only a turn makes a conversation worth finding; an empty row (the page makes none, but
+    the table allows it) would list with a blank title."""
+    with app.state.sessionmaker() as db:
+        db.add(Conversation(id=new_id(), user_id=app.state.test_user_ids["alice"],
+                            workspace_id="personal", created_at=utcnow(), updated_at=utcnow()))
+        db.commit()
+    cid = new_id()
+    ok_turn(alice_client, cid, "a real one")
+    assert [x["conversationId"] for x in listed(alice_client)] == [cid]
 
 
 def test_a_conversation_that_moved_workspace_is_listed_where_it_is_now(alice_client):
