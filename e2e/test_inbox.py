@@ -8,6 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
+from e2e.ambient_helpers import send
 from e2e.conftest import ROOT, Server, sign_in
 
 FRAMES = "[data-testid=frame]"
@@ -124,7 +125,9 @@ def test_todo_tick_changes_the_saved_note(alice: Page, server: Server) -> None:
 
 
 def test_screenshot_of_the_app(page: Page, fresh_server: Server) -> None:
-    """docs/screenshot.png: two notes side by side with the assistant, on untouched demo data."""
+    """docs/screenshot.png at 1440×900: two notes in one row with the assistant and a short
+    chat, on untouched demo data."""
+    page.set_viewport_size({"width": 1440, "height": 900})
     alice = sign_in(page, fresh_server)
     link(alice, "note-link", "projects/roadmap.md").click()
     link(alice, "note-open-frame", "todo.md").click()
@@ -132,5 +135,9 @@ def test_screenshot_of_the_app(page: Page, fresh_server: Server) -> None:
     inbox(alice, "todo.md").locator("[data-view=todo]").click()
     expect(alice.locator(f"{FRAMES}")).to_have_count(3)
     expect(inbox(alice, "todo.md").locator(".todo-item").first).to_be_visible()
-    alice.set_viewport_size({"width": 1600, "height": 900})
+    send(alice, "summarise this note")
+    boxes = alice.locator(FRAMES).evaluate_all(
+        "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+    assert len(set(boxes)) == 1, boxes  # one row: the layout the README shows
+    alice.locator(".sidebar").click(position={"x": 5, "y": 5})  # no focus ring in the picture
     alice.screenshot(path=Path(ROOT, "docs", "screenshot.png"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from js import document
+
 from app.api_model import describe
 from app.dom import h, spawn
 from app.tree_model import Folder, build_tree, clean_new_path, name_span, tree_key, visible_items
@@ -88,6 +90,8 @@ class NoteList:
                     frame.links_changed()
         if self.focus_after_load:
             self.focus_after_load = False
+            if document.activeElement and document.activeElement != document.body:
+                return  # the user is already somewhere (e.g. the quick switcher): stay there
             first = self.tree.querySelector('[data-action="open"]')
             if first:
                 self._focus(first.dataset.path)
