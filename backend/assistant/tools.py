@@ -157,7 +157,7 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return data[:end]
 
 
-def _fetch(db: Session, workspace_id: str, path: object) -> Document | dict:
+def fetch_saved(db: Session, workspace_id: str, path: object) -> Document | dict:
     """The saved note at `path`, or the failure every document tool gives for it."""
     try:
         path = check_path(path)
@@ -174,7 +174,7 @@ def read_saved(db: Session, workspace_id: str, path: object, max_bytes: int) -> 
     The caller has already checked its authority over `workspace_id` (a delivery row here,
     a token's membership for MCP); both channels read through this one function.
     """
-    doc = _fetch(db, workspace_id, path)
+    doc = fetch_saved(db, workspace_id, path)
     if isinstance(doc, dict):
         return doc
     data = doc.content.encode("utf-8")
@@ -234,9 +234,17 @@ def list_documents(ctx: ToolContext) -> dict:
     return list_saved(ctx.db, auth.workspace_id)
 
 
-def list_saved(db: Session, workspace_id: str) -> dict:
-    """The workspace's notes as list_documents answers them (authority already checked)."""
-    docs = documents.list_documents(db, workspace_id=workspace_id)
+def list_saved(
+    db: Session, workspace_id: str, keep: Callable[[str], bool] | None = None
+) -> dict:
+    """The workspace's notes as list_documents answers them (authority already checked).
+
+    `keep` narrows the listing to the paths a caller may reach (an MCP token's folder).
+    """
+    docs = [
+        d for d in documents.list_documents(db, workspace_id=workspace_id)
+        if keep is None or keep(d.path)
+    ]
     listing = [
         {
             "path": d.path,
@@ -327,7 +335,7 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
     elif auth.ambient_path is not None and _nfc(auth.ambient_path) == _nfc(path):
         found = _active_pointer(ctx, auth)
         pointer = None if isinstance(found, dict) else found
-    doc = _fetch(ctx.db, auth.workspace_id, path)
+    doc = fetch_saved(ctx.db, auth.workspace_id, path)
     if isinstance(doc, dict):
         return doc
     text, revision, doc_path = doc.content, doc.revision, doc.path

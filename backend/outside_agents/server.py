@@ -18,23 +18,27 @@ from fastapi.responses import JSONResponse
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from ambient import edits as edit_rules
 from backend.db import utcnow
 from backend.errors import TooManyRequests
-from backend.outside_agents import tools
+from backend.outside_agents import tools, writing
 from backend.services import search
 from backend.services import tokens as tokens_service
+from backend.services.tokens import PROPOSE, READ, WRITE, Authority
+
+log = logging.getLogger("ambient.mcp")
 
 MCP_PATH = "/mcp"
 # A tool call is a few hundred bytes; nothing an agent sends here needs more.
 MAX_REQUEST_BYTES = 64 * 1024
-USER_KEY = "ana.mcp_user_id"  # scope key the guard fills in and the tools read
+AUTH_KEY = "ana.mcp_authority"  # scope key the guard fills in and the tools read
 NO_TOKEN = (
     "Send a personal access token as 'Authorization: Bearer <token>'. Create one in the "
     "notes page's settings."
@@ -47,7 +51,10 @@ INSTRUCTIONS = (
     "note', 'what I'm looking at' or similar without naming a note, call get_active_note. "
     "When they name a note, use read_document; to find notes, list_documents or "
     "search_notes. Workspace ids look like 'personal' or 'team'; get_active_note tells you "
-    "the workspace of the open note. If a result has a caveat, repeat it to the user."
+    "the workspace of the open note. If a result has a caveat, repeat it to the user. "
+    "Depending on the token, you may also propose edits the user approves in the page "
+    "(propose_edit, get_proposal) or change notes directly (create_note, edit_note, which "
+    "needs the sha256 of your last read as baseSha256)."
 )
 
 MaxBytes = Annotated[
@@ -68,20 +75,120 @@ Query = Annotated[
                max_length=200),
 ]
 
+ProposalId = Annotated[str, Field(description="The proposalId propose_edit answered.",
+                                  max_length=36)]
+Summary = Annotated[
+    str | None,
+    Field(description="One line for the user saying what the edit does.", max_length=200),
+]
+BaseSha256 = Annotated[
+    str,
+    Field(description="The sha256 your last read_document of this note answered (16 "
+                      "lowercase hex characters); the edit applies only if the note still "
+                      "has it.", pattern=r"^[0-9a-f]{16}$"),
+]
+
+
+class _Edit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindReplace(_Edit):
+    find: str = Field(min_length=1, description="Text that occurs exactly once in the note.")
+    replace: str = Field(description="What replaces it.")
+
+
+class Append(_Edit):
+    append: str = Field(description="Text added at the end of the note, after a line break.")
+
+
+class HeadingAppend(_Edit):
+    heading: str = Field(min_length=1, description="A heading line of the note, such as "
+                         "'## Tasks', that occurs exactly once.")
+    append: str = Field(description="Text added at the end of that heading's section.")
+
+
+ProposeEdits = Annotated[
+    list[FindReplace | Append],
+    Field(min_length=1, max_length=edit_rules.MAX_EDITS,
+          description="Edits against the saved copy, applied together."),
+]
+WriteEdits = Annotated[
+    list[FindReplace | HeadingAppend | Append],
+    Field(min_length=1, max_length=edit_rules.MAX_EDITS,
+          description="Edits against the saved copy, applied together or not at all."),
+]
+NoteText = Annotated[str, Field(description="The new note's Markdown text.")]
+
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+PROPOSES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                           openWorldHint=False)
+WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)
+
+# The scope each tool needs (SPEC §14); tools/list shows a token only what its scope allows.
+TOOL_SCOPES = {
+    "get_active_note": READ,
+    "list_documents": READ,
+    "read_document": READ,
+    "search_notes": READ,
+    "propose_edit": PROPOSE,
+    "get_proposal": PROPOSE,
+    "create_note": WRITE,
+    "edit_note": WRITE,
+}
+SCOPE_REASON = "scope"
 
 
-def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
-    """The MCP server with its four tools; each call opens its own database session."""
+def scope_refusal(tool: str, auth: Authority) -> dict | None:
+    """The tool error for a tool beyond the token's scope, naming the scope needed."""
+    needed = TOOL_SCOPES[tool]
+    if auth.allows(needed):
+        return None
+    return {
+        "ok": False,
+        "reason": SCOPE_REASON,
+        "scopeNeeded": needed,
+        "text": f"{tool} needs a token with scope '{needed}'; this token's scope is "
+        f"'{auth.scope}'. The user can create a token with scope '{needed}' in the notes "
+        "page (Agents).",
+    }
+
+
+def _dump(edits: list[BaseModel]) -> list[dict]:
+    return [edit.model_dump() for edit in edits]
+
+
+class ScopedServer(MCPServer):
+    """The SDK's server, with tools/list narrowed to what the calling token's scope allows."""
+
+    async def _handle_list_tools(self, ctx, params) -> ListToolsResult:
+        auth: Authority = ctx.request.scope[AUTH_KEY]
+        listed = await self.list_tools()
+        return ListToolsResult(tools=[t for t in listed if auth.allows(TOOL_SCOPES[t.name])])
+
+
+def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer:
+    """The MCP server with its tools; each call opens its own database session."""
     with _sdk_leaves_logging_alone():
-        server = MCPServer(
+        server = ScopedServer(
             "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
         )
 
-    def run(ctx: Context, work: Callable[[Session, int], dict]) -> CallToolResult:
-        user_id = ctx.request_context.request.scope[USER_KEY]  # set by McpGuard, never absent
-        with sessions() as db:
-            result = work(db, user_id)
+    def run(
+        ctx: Context,
+        tool: str,
+        work: Callable[[Session, Authority], dict],
+        path: str | None = None,
+    ) -> CallToolResult:
+        auth = ctx.request_context.request.scope[AUTH_KEY]  # set by McpGuard, never absent
+        result = scope_refusal(tool, auth)
+        if result is None:
+            with sessions() as db:
+                result = work(db, auth)
+        if TOOL_SCOPES[tool] != READ:  # who changed (or proposed) what; never any text
+            log.info("mcp %s token=%s path=%r ok=%s", tool, auth.token_id,
+                     result.get("path", path), result["ok"])
         return CallToolResult(
             content=[TextContent(type="text", text=result["text"])],
             structured_content=result,
@@ -100,8 +207,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
         ),
     )
     def get_active_note(ctx: Context, maxBytes: MaxBytes = None) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.get_active_note(
-            db, user_id=uid, max_bytes=maxBytes, now=utcnow()))
+        return run(ctx, "get_active_note", lambda db, auth: tools.get_active_note(
+            db, auth=auth, max_bytes=maxBytes, now=utcnow()))
 
     @server.tool(
         annotations=READ_ONLY,
@@ -111,8 +218,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
         ),
     )
     def list_documents(ctx: Context, workspaceId: WorkspaceId) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.list_documents(
-            db, user_id=uid, workspace_id=workspaceId))
+        return run(ctx, "list_documents", lambda db, auth: tools.list_documents(
+            db, auth=auth, workspace_id=workspaceId))
 
     @server.tool(
         annotations=READ_ONLY,
@@ -127,8 +234,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
         path: NotePath,
         maxBytes: MaxBytes = None,
     ) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.read_document(
-            db, user_id=uid, workspace_id=workspaceId, path=path, max_bytes=maxBytes))
+        return run(ctx, "read_document", lambda db, auth: tools.read_document(
+            db, auth=auth, workspace_id=workspaceId, path=path, max_bytes=maxBytes))
 
     @server.tool(
         annotations=READ_ONLY,
@@ -141,8 +248,71 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
     def search_notes(
         ctx: Context, workspaceId: WorkspaceId, query: Query
     ) -> CallToolResult:
-        return run(ctx, lambda db, uid: tools.search_notes(
-            db, user_id=uid, workspace_id=workspaceId, query=query))
+        return run(ctx, "search_notes", lambda db, auth: tools.search_notes(
+            db, auth=auth, workspace_id=workspaceId, query=query))
+
+    @server.tool(
+        annotations=PROPOSES,
+        description=(
+            "Propose an edit of a note for the user to apply or discard in their notes page; "
+            "it never changes the note by itself. Each 'find' must occur exactly once in the "
+            "saved copy (include enough surrounding text); 'append' adds at the end. Leave "
+            "out workspaceId and path for the note the user has open. Answers a proposalId "
+            "and the diff; call get_proposal later to learn whether the user applied it."
+        ),
+    )
+    def propose_edit(
+        ctx: Context,
+        edits: ProposeEdits,
+        workspaceId: WorkspaceId | None = None,
+        path: NotePath | None = None,
+        summary: Summary = None,
+    ) -> CallToolResult:
+        return run(ctx, "propose_edit", lambda db, auth: writing.propose_edit(
+            db, auth=auth, workspace_id=workspaceId, path=path, edits=_dump(edits),
+            summary=summary, max_bytes=max_note_bytes, now=utcnow()), path)
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description="The status of a proposal you made: pending, applied (with the note's "
+        "revision) or discarded.",
+    )
+    def get_proposal(ctx: Context, proposalId: ProposalId) -> CallToolResult:
+        return run(ctx, "get_proposal", lambda db, auth: writing.get_proposal(
+            db, auth=auth, proposal_id=proposalId))
+
+    @server.tool(
+        annotations=WRITES,
+        description="Create a new note at a path that is free; an existing note is never "
+        "overwritten (the call fails and changes nothing).",
+    )
+    def create_note(
+        ctx: Context, workspaceId: WorkspaceId, path: NotePath, text: NoteText
+    ) -> CallToolResult:
+        return run(ctx, "create_note", lambda db, auth: writing.create_note(
+            db, auth=auth, workspace_id=workspaceId, path=path, text=text,
+            max_bytes=max_note_bytes, now=utcnow()), path)
+
+    @server.tool(
+        annotations=WRITES,
+        description=(
+            "Change a note directly. Pass the sha256 your last read_document answered as "
+            "baseSha256: the edits apply only if the note has not changed since. Each 'find' "
+            "must occur exactly once; {heading, append} adds to the end of the section under "
+            "that heading line (which must occur exactly once). Any failure changes nothing; "
+            "read the note again and retry. Answers the new revision and sha256."
+        ),
+    )
+    def edit_note(
+        ctx: Context,
+        workspaceId: WorkspaceId,
+        path: NotePath,
+        baseSha256: BaseSha256,
+        edits: WriteEdits,
+    ) -> CallToolResult:
+        return run(ctx, "edit_note", lambda db, auth: writing.edit_note(
+            db, auth=auth, workspace_id=workspaceId, path=path, base_sha256=baseSha256,
+            edits=_dump(edits), max_bytes=max_note_bytes, now=utcnow()), path)
 
     return server
 
@@ -187,8 +357,8 @@ class McpGuard:
             await JSONResponse({"detail": FOREIGN_ORIGIN}, status_code=403)(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
-        user_id = await anyio.to_thread.run_sync(self._user_id, token) if token else None
-        if user_id is None:
+        auth = await anyio.to_thread.run_sync(self._authority, token) if token else None
+        if auth is None:
             response = JSONResponse(
                 {"detail": BAD_TOKEN if token else NO_TOKEN},
                 status_code=401,
@@ -197,22 +367,21 @@ class McpGuard:
             await response(scope, receive, send)
             return
         try:  # the same per-user budget as turns and tools (backend.throttle)
-            scope["app"].state.throttle.hit_route("mcp", user_id)
+            scope["app"].state.throttle.hit_route("mcp", auth.user_id)
         except TooManyRequests as exc:
             response = JSONResponse({"detail": str(exc)}, status_code=429,
                                     headers={"Retry-After": str(exc.retry_after)})
             await response(scope, receive, send)
             return
-        scope[USER_KEY] = user_id
+        scope[AUTH_KEY] = auth
         state = scope.get("state")
         if isinstance(state, dict):
-            state["user_id"] = user_id  # the request log line names the user, not the token
+            state["user_id"] = auth.user_id  # the request log line names the user, not the token
         await self.manager.handle_request(scope, receive, send)
 
-    def _user_id(self, token: str) -> int | None:
+    def _authority(self, token: str) -> Authority | None:
         with self.sessions() as db:
-            user = tokens_service.user_for_token(db, token=token, now=utcnow())
-            return None if user is None else user.id
+            return tokens_service.authority_for_token(db, token=token, now=utcnow())
 
 
 def _bearer(value: str | None) -> str | None:
@@ -225,7 +394,7 @@ def _bearer(value: str | None) -> str | None:
 
 def mount_mcp(app: FastAPI, same_origin: Callable[[Scope], bool]) -> StreamableHTTPSessionManager:
     """Add the /mcp route to `app`; run the returned manager's `run()` in the app's lifespan."""
-    server = build_mcp(app.state.sessionmaker)
+    server = build_mcp(app.state.sessionmaker, app.state.settings.max_note_bytes)
     server.streamable_http_app(
         stateless_http=True,
         json_response=True,

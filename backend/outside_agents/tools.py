@@ -1,8 +1,10 @@
 """What the MCP tools answer: the assistant's document rules, with a token's authority.
 
 The authority here is the token's user and their workspace membership (no delivery row,
-no key session). Reading, framing and the access messages are the assistant's own
-(backend.assistant.tools), so both channels say the same thing for the same failure.
+no key session), narrowed by the token's reach (SPEC §14): a workspace outside it answers
+like one the user is not a member of, a note outside its folder like a missing note.
+Reading, framing and the access messages are the assistant's own (backend.assistant.tools),
+so both channels say the same thing for the same failure.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from ambient.paths import PathError, normalize_path
 from backend.assistant import tools as assistant_tools
-from backend.assistant.tools import NOT_MEMBER, clamp_max_bytes
+from backend.assistant.tools import BAD_PATH, MISSING_DOCUMENT, NOT_MEMBER, clamp_max_bytes
 from backend.services import active_note as active_note_service
 from backend.services import search, workspaces
+from backend.services.tokens import WRITE, Authority
 
 SHARING_OFF = "sharing_off"
 NO_ACTIVE_NOTE = "no_active_note"
@@ -32,42 +36,68 @@ NO_ACTIVE_NOTE_TEXT = (
 )
 
 
-def _no_access(workspace_id: str, db: Session, user_id: int) -> dict | None:
-    """The assistant's not-a-member failure, or None when the user may read the workspace."""
-    if workspaces.is_member(db, user_id=user_id, workspace_id=workspace_id):
+def no_access(db: Session, auth: Authority, workspace_id: str, path: object = None) -> dict | None:
+    """The assistant's failure for a workspace (or note) the token may not reach, else None.
+
+    A workspace outside the token's reach answers as one the user is not a member of; a
+    note outside its folder as a missing note (nothing tells the agent that it exists).
+    """
+    if not auth.reaches(workspace_id) or not workspaces.is_member(
+        db, user_id=auth.user_id, workspace_id=workspace_id
+    ):
+        return assistant_tools.failure(NOT_MEMBER)
+    if path is None:
         return None
-    return assistant_tools.failure(NOT_MEMBER)
+    try:
+        nfc = normalize_path(path)
+    except PathError:
+        return assistant_tools.failure(BAD_PATH)
+    return None if auth.reaches(workspace_id, nfc) else assistant_tools.failure(MISSING_DOCUMENT)
 
 
-def list_documents(db: Session, *, user_id: int, workspace_id: str) -> dict:
-    refused = _no_access(workspace_id, db, user_id)
+def list_documents(db: Session, *, auth: Authority, workspace_id: str) -> dict:
+    refused = no_access(db, auth, workspace_id)
     if refused:
         return refused
-    return assistant_tools.list_saved(db, workspace_id)
+    return assistant_tools.list_saved(
+        db, workspace_id, keep=lambda path: auth.reaches(workspace_id, path)
+    )
 
 
 def read_document(
-    db: Session, *, user_id: int, workspace_id: str, path: str, max_bytes: int | None
+    db: Session, *, auth: Authority, workspace_id: str, path: str, max_bytes: int | None
 ) -> dict:
-    refused = _no_access(workspace_id, db, user_id)
+    refused = no_access(db, auth, workspace_id, path)
     if refused:
         return refused
     result = assistant_tools.read_saved(db, workspace_id, path, clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
-    framed = assistant_tools.frame(result, "Note")
+    framed = with_sha256(assistant_tools.frame(result, "Note"), result, auth)
     framed["workspaceId"] = workspace_id
     return framed
 
 
-def search_notes(db: Session, *, user_id: int, workspace_id: str, query: str) -> dict:
-    refused = _no_access(workspace_id, db, user_id)
+def with_sha256(framed: dict, result: dict, auth: Authority) -> dict:
+    """Add the whole saved copy's sha256 prefix, which edit_note takes as its baseSha256."""
+    framed["sha256"] = result["_sha256"]
+    if auth.allows(WRITE):
+        framed["text"] += (
+            f"\n\n(Saved copy: revision {result['revision']}, sha256 {result['_sha256']}; "
+            "give this sha256 as edit_note's baseSha256.)"
+        )
+    return framed
+
+
+def search_notes(db: Session, *, auth: Authority, workspace_id: str, query: str) -> dict:
+    refused = no_access(db, auth, workspace_id)
     if refused:
         return refused
     try:
         hits = search.search(db, workspace_id=workspace_id, query=query)
     except search.InvalidQuery as exc:  # the search's own plain message (empty, too long, ...)
         return {"ok": False, "reason": SEARCH_REFUSED, "text": exc.message}
+    hits = [h for h in hits if auth.reaches(workspace_id, h["path"])]
     if hits:
         lines = "\n".join(f"- {h['path']}, line {h['line']}: {h['snippet']}" for h in hits)
         text = f"Notes in workspace {workspace_id} that mention it ({len(hits)}):\n{lines}"
@@ -76,21 +106,28 @@ def search_notes(db: Session, *, user_id: int, workspace_id: str, query: str) ->
     return {"ok": True, "workspaceId": workspace_id, "results": hits, "text": text}
 
 
-def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: datetime) -> dict:
+def active_or_failure(
+    db: Session, auth: Authority, now: datetime
+) -> active_note_service.ActiveNote | dict:
+    """The user's active note when sharing is on and the token reaches it, else the failure."""
+    if not active_note_service.is_enabled(db, user_id=auth.user_id):
+        return {"ok": False, "reason": SHARING_OFF, "text": SHARING_OFF_TEXT}
+    active = active_note_service.active_note(db, user_id=auth.user_id, now=now)
+    if active is None:
+        return {"ok": False, "reason": NO_ACTIVE_NOTE, "text": NO_ACTIVE_NOTE_TEXT}
+    return no_access(db, auth, active.workspace_id, active.pointer.path) or active
+
+
+def get_active_note(db: Session, *, auth: Authority, max_bytes: int | None, now: datetime) -> dict:
     """The active note's saved copy, compared with the published bytes and sha256.
 
     `flushed` is not part of the comparison: a publication measures the live text, it
     does not flush saves (that is the per-turn capture's job), and once autosave has
     caught up the saved copy matches what was measured.
     """
-    if not active_note_service.is_enabled(db, user_id=user_id):
-        return {"ok": False, "reason": SHARING_OFF, "text": SHARING_OFF_TEXT}
-    active = active_note_service.active_note(db, user_id=user_id, now=now)
-    if active is None:
-        return {"ok": False, "reason": NO_ACTIVE_NOTE, "text": NO_ACTIVE_NOTE_TEXT}
-    refused = _no_access(active.workspace_id, db, user_id)
-    if refused:
-        return refused
+    active = active_or_failure(db, auth, now)
+    if isinstance(active, dict):
+        return active
     pointer = active.pointer
     result = assistant_tools.read_saved(
         db, active.workspace_id, pointer.path, clamp_max_bytes(max_bytes)
@@ -99,6 +136,7 @@ def get_active_note(db: Session, *, user_id: int, max_bytes: int | None, now: da
         return result
     assistant_tools.compare_with_pointer(result, pointer, need_flushed=False)
     framed = assistant_tools.frame(result, assistant_tools.ACTIVE_HEADING)
+    framed = with_sha256(framed, result, auth)
     framed.update(
         workspaceId=active.workspace_id,
         view=pointer.view,

@@ -52,7 +52,7 @@ def unified_diff(path: str, old: str, new: str) -> str:
 def create(
     db: Session,
     *,
-    conversation_id: str,
+    conversation_id: str | None,
     user_id: int,
     workspace_id: str,
     path: str,
@@ -60,8 +60,15 @@ def create(
     base_revision: int,
     diff: str,
     now: datetime | None = None,
+    token_id: str | None = None,
+    agent_name: str | None = None,
+    summary: str | None = None,
 ) -> EditProposal:
-    """Store a pending proposal (the document itself is not touched)."""
+    """Store a pending proposal (the document itself is not touched).
+
+    The assistant's proposals name their conversation; an outside agent's (SPEC §14) name
+    the token instead (`conversation_id` None).
+    """
     now = now or utcnow()
     proposal = EditProposal(
         id=str(uuid.uuid4()),
@@ -75,6 +82,9 @@ def create(
         status=PENDING,
         created_at=now,
         updated_at=now,
+        token_id=token_id,
+        agent_name=agent_name,
+        summary=summary,
     )
     db.add(proposal)
     db.commit()
@@ -97,6 +107,35 @@ def get_owned(
     if proposal is None:
         raise NotFound(NOT_FOUND)
     return proposal
+
+
+AGENT_NOT_FOUND = "There is no such proposal."
+
+
+def get_agents(db: Session, *, proposal_id: str, user_id: int) -> EditProposal:
+    """An outside agent's proposal to this user (SPEC §14); NotFound for anyone else's."""
+    if not storable(proposal_id, max_length=36):
+        raise NotFound(AGENT_NOT_FOUND)
+    proposal = db.scalar(
+        select(EditProposal).where(
+            EditProposal.id == proposal_id,
+            EditProposal.user_id == user_id,
+            EditProposal.conversation_id.is_(None),
+        )
+    )
+    if proposal is None:
+        raise NotFound(AGENT_NOT_FOUND)
+    return proposal
+
+
+def list_agents(db: Session, *, user_id: int, status: str | None) -> list[EditProposal]:
+    """The user's proposals from outside agents, oldest first (only `status` when given)."""
+    query = select(EditProposal).where(
+        EditProposal.user_id == user_id, EditProposal.conversation_id.is_(None)
+    )
+    if status is not None:
+        query = query.where(EditProposal.status == status)
+    return list(db.scalars(query.order_by(EditProposal.created_at, EditProposal.id)))
 
 
 def list_for(db: Session, *, conversation_id: str, user_id: int) -> list[EditProposal]:
