@@ -5,6 +5,7 @@ from __future__ import annotations
 from js import document, window
 
 from ambient.contract import ASSISTANT, INBOX
+from app.agent_proposals import AgentProposals
 from app.api_model import describe
 from app.dom import Listeners, h, spawn
 from app.frameset import KINDS, Frameset
@@ -156,8 +157,9 @@ class Shell:
         # A narrow window shows one pane at a time (the note list or one frame), picked here.
         self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})
         self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
+        proposals = AgentProposals(ctx, self.listeners)  # SPEC §14: in every window
         self.root.append(h("a", {"class": "skip-link", "href": "#frames"}, "Skip to frames"),
-                         header, self.banner, self.tabs, self.layout)
+                         header, self.banner, proposals.el, self.tabs, self.layout)
         self.listeners.on(self.tabs, "click", self._on_tab)
         self._tab_active = None
         self.frameset = ctx.frameset = Frameset(ctx, main)
