@@ -10,6 +10,7 @@ from backend.models import User
 from backend.services import documents as documents_service
 from backend.services import users as users_service
 from backend.services import workspaces as workspaces_service
+from backend.services.source import Source
 from backend.services.users import Passwords
 
 DEMO_USERS = (("alice", "alice"), ("bob", "bob"))
@@ -245,5 +246,6 @@ def _seed(db: Session, *, passwords: Passwords) -> None:
                 path=path,
                 content=text,
                 max_bytes=1 << 30,
+                source=Source.page(None),
                 create_only=True,
             )

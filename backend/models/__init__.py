@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import ForeignKey, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from backend.db import UTCDateTime, utcnow
@@ -15,6 +16,11 @@ from backend.db import UTCDateTime, utcnow
 def path_key(path: str) -> str:
     """The value stored in `Document.path_sha256` for `path`."""
     return hashlib.sha256(path.encode("utf-8")).hexdigest()
+
+
+def new_uid() -> str:
+    """A note's identity (`Document.uid`): random, so never reused after a delete."""
+    return uuid.uuid4().hex
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -80,6 +86,7 @@ class Document(Base):
     __tablename__ = "documents"
     __table_args__ = (
         UniqueConstraint("workspace_id", "path_sha256", name="uq_documents_workspace_path"),
+        Index("ix_documents_uid", "uid", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -90,6 +97,15 @@ class Document(Base):
     bytes: Mapped[int] = mapped_column(Integer)
     revision: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Identity and authorship of the current revision (migration 0006, SPEC §14/§15): `uid`
+    # is never reused, so a note deleted and recreated, or moved onto a path, is another note.
+    uid: Mapped[str] = mapped_column(String(32), nullable=True, default=new_uid)
+    saved_by: Mapped[int | None] = mapped_column(Integer)
+    source_kind: Mapped[str] = mapped_column(String(16), default="page")
+    source_name: Mapped[str | None] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(16), default="edit")
+    # When the run of page saves that the current revision coalesces began (SPEC §15).
+    run_started_at: Mapped[datetime | None]
 
 
 class KeySession(Base):
@@ -156,4 +172,4 @@ class AgentDeliveryCredential(Base):
 
 # Tables of later features live in their own modules; importing them here registers them on
 # `Base.metadata`, which the migration test compares against the migrations.
-from backend.models import outside_agents, proposals  # noqa: F401
+from backend.models import history, outside_agents, proposals  # noqa: F401

@@ -33,6 +33,8 @@ class EditProposal(Base):
     path: Mapped[str] = mapped_column(Text)
     edits: Mapped[str] = mapped_column(Text)
     base_revision: Mapped[int] = mapped_column(Integer)
+    # The note it was made on (Document.uid): apply refuses any other note at that path.
+    document_uid: Mapped[str | None] = mapped_column(String(32))
     diff: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16))
     applied_via: Mapped[str | None] = mapped_column(String(16))

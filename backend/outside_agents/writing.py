@@ -21,6 +21,7 @@ from backend.errors import BadRequest, Conflict, PreconditionFailed, TooLarge
 from backend.errors import NotFound as NotFoundError
 from backend.outside_agents.tools import active_or_failure, no_access
 from backend.services import documents, proposals
+from backend.services.source import Source
 from backend.services.tokens import Authority
 
 NO_WORKSPACE = "no_workspace"
@@ -70,6 +71,7 @@ def propose_edit(
     if isinstance(doc, dict):
         return doc
     text, revision, doc_path = doc.content, doc.revision, doc.path
+    doc_uid = doc.uid
     try:
         new_text = edit_rules.apply_edits(text, edits, max_bytes=max_bytes)
     except edit_rules.EditError as exc:
@@ -87,6 +89,7 @@ def propose_edit(
         path=doc_path,
         edits=edits,
         base_revision=revision,
+        document_uid=doc_uid,
         diff=diff,
         now=now,
         token_id=auth.token_id,
@@ -152,7 +155,7 @@ def create_note(
     try:
         doc, _ = documents.save_document(
             db, workspace_id=workspace_id, path=path, content=text, max_bytes=max_bytes,
-            create_only=True, now=now,
+            source=Source.agent(auth.user_id, name=auth.name), create_only=True, now=now,
         )
     except PreconditionFailed:
         return {"ok": False, "reason": EXISTS, "text": EXISTS_TEXT}
@@ -198,7 +201,7 @@ def edit_note(
     try:
         saved, _ = documents.save_document(
             db, workspace_id=workspace_id, path=doc_path, content=new_text, max_bytes=max_bytes,
-            if_match=revision, now=now,
+            source=Source.agent(auth.user_id, name=auth.name), if_match=revision, now=now,
         )
     except Conflict:
         return {"ok": False, "reason": RACE, "text": RACE_TEXT}

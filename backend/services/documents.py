@@ -1,4 +1,7 @@
-"""Documents (notes) with revisions: every write is one conditional statement, so none is lost."""
+"""Documents (notes): every write is one conditional statement, so none is lost.
+
+Each write keeps the text it replaced (services.revisions) and records its event (services.events).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from ambient.paths import PathError, normalize_path
+from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, PreconditionFailed, TooLarge
-from backend.models import Document, path_key
+from backend.models import Document, new_uid, path_key
+from backend.services import events, revisions
+from backend.services.revisions import Head
+from backend.services.source import Source
 
 NOT_FOUND = "There is no note at that path."
 _MAX_RETRIES = 5
@@ -75,6 +82,108 @@ def get_document(db: Session, *, workspace_id: str, path: str) -> Document:
     return doc
 
 
+def head_of(db: Session, *, workspace_id: str, path: str) -> Head | None:
+    """The note's current revision and who made it, without its text."""
+    row = db.execute(select(*_HEAD_COLUMNS).where(*_where(workspace_id, path))).first()
+    return None if row is None else Head(**row._asdict())
+
+
+_HEAD_COLUMNS = (
+    Document.id,
+    Document.uid,
+    Document.workspace_id,
+    Document.path,
+    Document.revision,
+    Document.bytes,
+    Document.updated_at,
+    Document.saved_by,
+    Document.source_kind,
+    Document.source_name,
+    Document.action,
+    Document.run_started_at,
+)
+
+
+def _authorship(source: Source, now: datetime, *, run_started_at: datetime | None) -> dict:
+    return {
+        "saved_by": source.user_id,
+        "source_kind": source.kind,
+        "source_name": source.name,
+        "action": source.action,
+        "run_started_at": run_started_at or now,
+        "updated_at": now,
+    }
+
+
+def saved_event(db: Session, doc: Document, source: Source, *, data: bytes, now: datetime) -> None:
+    """Record the `saved` event of `doc` (in the open transaction)."""
+    events.record(
+        db,
+        workspace_id=doc.workspace_id,
+        kind="saved",
+        data={
+            "path": doc.path,
+            "revision": doc.revision,
+            "bytes": len(data),
+            "sha256": sha256_prefix(data),
+            "source": source.public(),
+        },
+        now=now,
+    )
+
+
+def replace_text(
+    db: Session, *, head: Head, old_text: str | None, content: str, size: int, source: Source,
+    now: datetime,
+) -> Document | None:
+    """Save `content` over revision `head.revision` in one conditional UPDATE, keep the text it
+    replaced (unless `old_text` is None: a coalesced save) and record the event. Stays in the
+    open transaction; None (rolled back) when the note is no longer at that revision.
+    """
+    run_started = head.run_started_at if old_text is None else None
+    doc = db.scalars(
+        update(Document)
+        .where(Document.id == head.id, Document.revision == head.revision)
+        .values(
+            content=content,
+            bytes=size,
+            revision=Document.revision + 1,
+            **_authorship(source, now, run_started_at=run_started),
+        )
+        .returning(Document)
+        .execution_options(synchronize_session=False, populate_existing=True)
+    ).one_or_none()
+    if doc is None:
+        db.rollback()
+        return None
+    if old_text is not None:
+        revisions.keep(db, head=head, text=old_text)
+        revisions.prune(db, uid=head.uid, now=now)
+    saved_event(db, doc, source, data=content.encode("utf-8"), now=now)
+    return doc
+
+
+def _read_for_write(
+    db: Session, *, workspace_id: str, path: str, source: Source, now: datetime
+) -> tuple[Head | None, str | None]:
+    """(head, the text to keep or None when the save coalesces); the read transaction ends."""
+    head = head_of(db, workspace_id=workspace_id, path=path)
+    old_text = None
+    if head is not None and not revisions.coalesces(head, source, now):
+        old_text = db.scalar(
+            select(Document.content).where(
+                Document.id == head.id, Document.revision == head.revision
+            )
+        )
+        if old_text is None:  # changed between the two reads: the caller reads again
+            head = _MOVED_ON
+    db.rollback()  # end the read: every write below is conditional on what was read
+    return head, old_text
+
+
+_MOVED_ON = object()
+
+
 def save_document(
     db: Session,
     *,
@@ -82,6 +191,7 @@ def save_document(
     path: str,
     content: str,
     max_bytes: int,
+    source: Source,
     if_match: int | None = None,
     create_only: bool = False,
     now: datetime | None = None,
@@ -90,77 +200,65 @@ def save_document(
 
     `if_match` updates only that revision (Conflict otherwise, nothing changed);
     `create_only` only creates (PreconditionFailed if it exists); neither creates or overwrites.
+    The replaced text goes to the history (SPEC §15) and a `saved` event is published after
+    the commit (SPEC §13).
     """
     path = valid_path(path)
     size = check_text(content, max_bytes=max_bytes)
     now = now or utcnow()
     if if_match is not None and create_only:
         raise BadRequest("If-Match and If-None-Match cannot be used together.")
-    if create_only:
-        doc = _insert(db, workspace_id=workspace_id, path=path, content=content, size=size, now=now)
-        if doc is None:
-            raise PreconditionFailed("A note already exists at that path.")
-        return doc, True
-    if if_match is not None:
-        doc = _update(db, workspace_id, path, content, size, now, expected=if_match)
-        if doc is None:
-            _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
-        return doc, False
     for _ in range(_MAX_RETRIES):
-        doc = _update(db, workspace_id, path, content, size, now, expected=None)
+        head, old_text = _read_for_write(
+            db, workspace_id=workspace_id, path=path, source=source, now=now
+        )
+        if head is _MOVED_ON:
+            continue
+        if head is None:
+            if if_match is not None:
+                raise Conflict(f"The note was deleted after revision {if_match} was read.")
+            doc = insert_note(db, workspace_id=workspace_id, path=path, content=content, size=size,
+                          source=source, now=now)
+            if doc is not None:
+                return doc, True
+            if create_only:
+                raise PreconditionFailed("A note already exists at that path.")
+            continue  # someone created it meanwhile: overwrite theirs (their text is kept)
+        if create_only:
+            raise PreconditionFailed("A note already exists at that path.")
+        if if_match is not None and head.revision != if_match:
+            _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
+        doc = replace_text(db, head=head, old_text=old_text, content=content, size=size,
+                           source=source, now=now)
         if doc is not None:
+            db.commit()
             return doc, False
-        doc = _insert(db, workspace_id=workspace_id, path=path, content=content, size=size, now=now)
-        if doc is not None:
-            return doc, True
-        # Someone created it between our UPDATE and INSERT: loop and overwrite theirs.
+        if if_match is not None:
+            _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
     raise Conflict("The note kept changing while saving; please try again.")
 
 
-def _update(
-    db: Session,
-    workspace_id: str,
-    path: str,
-    content: str,
-    size: int,
-    now: datetime,
-    *,
-    expected: int | None,
+def insert_note(
+    db: Session, *, workspace_id: str, path: str, content: str, size: int, source: Source,
+    now: datetime, uid: str | None = None, revision: int = 1,
 ) -> Document | None:
-    """One atomic UPDATE ... WHERE [revision = expected] RETURNING; None when no row matched."""
-    conditions = list(_where(workspace_id, path))
-    if expected is not None:
-        conditions.append(Document.revision == expected)
-    stmt = (
-        update(Document)
-        .where(*conditions)
-        .values(content=content, bytes=size, revision=Document.revision + 1, updated_at=now)
-        .returning(Document)
-        .execution_options(synchronize_session=False, populate_existing=True)
-    )
-    doc = db.scalars(stmt).one_or_none()
-    if doc is None:
-        db.rollback()
-        return None
-    db.commit()
-    return doc
-
-
-def _insert(
-    db: Session, *, workspace_id: str, path: str, content: str, size: int, now: datetime
-) -> Document | None:
-    """Insert revision 1; None when the path is already taken (unique constraint)."""
+    """Insert the note (revision 1); None when the path is already taken (unique constraint)."""
+    if source.action == "edit":
+        source = source.as_action("create")
     doc = Document(
         workspace_id=workspace_id,
         path=path,
         path_sha256=path_key(path),
         content=content,
         bytes=size,
-        revision=1,
-        updated_at=now,
+        revision=revision,
+        uid=uid or new_uid(),
+        **_authorship(source, now, run_started_at=None),
     )
     db.add(doc)
     try:
+        db.flush()
+        saved_event(db, doc, source, data=content.encode("utf-8"), now=now)
         db.commit()
     except IntegrityError:
         db.rollback()
@@ -180,20 +278,40 @@ def _raise_stale(db: Session, *, workspace_id: str, path: str, expected: int) ->
 
 
 def delete_document(
-    db: Session, *, workspace_id: str, path: str, if_match: int | None = None
+    db: Session,
+    *,
+    workspace_id: str,
+    path: str,
+    source: Source,
+    if_match: int | None = None,
+    now: datetime | None = None,
 ) -> None:
-    """Delete a note (only that revision when `if_match` is given)."""
+    """Delete a note (only that revision when `if_match` is given); its history stays 30 days."""
     path = valid_path(path)
-    conditions = list(_where(workspace_id, path))
-    if if_match is not None:
-        conditions.append(Document.revision == if_match)
-    result = db.execute(delete(Document).where(*conditions).returning(Document.id))
-    if result.first() is None:
-        db.rollback()
-        if if_match is not None and find_document(db, workspace_id=workspace_id, path=path):
+    now = now or utcnow()
+    for _ in range(_MAX_RETRIES):
+        head = head_of(db, workspace_id=workspace_id, path=path)
+        if head is None:
+            db.rollback()
+            raise NotFound(NOT_FOUND)
+        if if_match is not None and head.revision != if_match:
             _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
-        raise NotFound(NOT_FOUND)
-    db.commit()
+        text = db.scalar(select(Document.content).where(Document.id == head.id))
+        db.rollback()
+        gone = db.execute(
+            delete(Document)
+            .where(Document.id == head.id, Document.revision == head.revision)
+            .returning(Document.id)
+        ).first()
+        if gone is None:
+            db.rollback()
+            continue
+        revisions.keep(db, head=head, text=text or "")
+        revisions.mark_gone(db, uid=head.uid, now=now)
+        events.record(db, workspace_id=workspace_id, kind="deleted", data={"path": path}, now=now)
+        db.commit()
+        return
+    raise Conflict("The note kept changing while deleting; please try again.")
 
 
 def move_document(
@@ -202,41 +320,60 @@ def move_document(
     workspace_id: str,
     path: str,
     to: str,
+    source: Source,
     if_match: int | None = None,
     now: datetime | None = None,
 ) -> Document:
-    """Rename a note; Conflict when a note already exists at `to`. The revision grows by one."""
+    """Rename a note; Conflict when a note already exists at `to`. The revision grows by one
+    and the history follows the note (it is keyed by the note's uid, not its path)."""
     path = valid_path(path)
     to = valid_path(to)
+    now = now or utcnow()
     if to == path:
         raise BadRequest("The new path is the same as the current one.")
-    if find_document(db, workspace_id=workspace_id, path=to) is not None:
-        db.rollback()
-        raise Conflict("A note already exists at the new path.")
-    conditions = list(_where(workspace_id, path))
-    if if_match is not None:
-        conditions.append(Document.revision == if_match)
-    stmt = (
-        update(Document)
-        .where(*conditions)
-        .values(
-            path=to,
-            path_sha256=path_key(to),
-            revision=Document.revision + 1,
-            updated_at=now or utcnow(),
+    source = source.as_action("move")
+    for _ in range(_MAX_RETRIES):
+        if find_document(db, workspace_id=workspace_id, path=to) is not None:
+            db.rollback()
+            raise Conflict("A note already exists at the new path.")
+        head, text = _read_for_write(
+            db, workspace_id=workspace_id, path=path, source=source, now=now
         )
-        .returning(Document)
-        .execution_options(synchronize_session=False, populate_existing=True)
-    )
-    try:
-        doc = db.scalars(stmt).one_or_none()
-    except IntegrityError:
-        db.rollback()
-        raise Conflict("A note already exists at the new path.") from None
-    if doc is None:
-        db.rollback()
-        if if_match is not None and find_document(db, workspace_id=workspace_id, path=path):
+        if head is _MOVED_ON:
+            continue
+        if head is None:
+            raise NotFound(NOT_FOUND)
+        if if_match is not None and head.revision != if_match:
             _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
-        raise NotFound(NOT_FOUND)
-    db.commit()
-    return doc
+        stmt = (
+            update(Document)
+            .where(Document.id == head.id, Document.revision == head.revision)
+            .values(
+                path=to,
+                path_sha256=path_key(to),
+                revision=Document.revision + 1,
+                **_authorship(source, now, run_started_at=None),
+            )
+            .returning(Document)
+            .execution_options(synchronize_session=False, populate_existing=True)
+        )
+        try:
+            doc = db.scalars(stmt).one_or_none()
+        except IntegrityError:
+            db.rollback()
+            raise Conflict("A note already exists at the new path.") from None
+        if doc is None:
+            db.rollback()
+            continue
+        revisions.keep(db, head=head, text=text or "")
+        revisions.prune(db, uid=head.uid, now=now)
+        events.record(
+            db,
+            workspace_id=workspace_id,
+            kind="moved",
+            data={"from": path, "to": to, "revision": doc.revision},
+            now=now,
+        )
+        db.commit()
+        return doc
+    raise Conflict("The note kept changing while renaming; please try again.")

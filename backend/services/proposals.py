@@ -13,9 +13,10 @@ from sqlalchemy.orm import Session
 from ambient import edits as edit_rules
 from backend.db import storable, utcnow
 from backend.errors import Conflict, NotFound
-from backend.models import Document, path_key
+from backend.models import Document
 from backend.models.proposals import EditProposal
 from backend.services import documents
+from backend.services.source import Source
 
 PENDING = "pending"
 APPLIED = "applied"
@@ -33,6 +34,10 @@ RACE = (
     "changed. Look at the note and ask again."
 )
 GONE = "The note no longer exists at that path; nothing was changed."
+OTHER_NOTE = (
+    "The note at that path is not the one the proposal was made on (it was deleted and "
+    "recreated, or another note was moved there); nothing was changed."
+)
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
@@ -59,6 +64,7 @@ def create(
     edits: list[dict],
     base_revision: int,
     diff: str,
+    document_uid: str | None = None,
     now: datetime | None = None,
     token_id: str | None = None,
     agent_name: str | None = None,
@@ -67,9 +73,15 @@ def create(
     """Store a pending proposal (the document itself is not touched).
 
     The assistant's proposals name their conversation; an outside agent's (SPEC §14) name
-    the token instead (`conversation_id` None).
+    the token instead (`conversation_id` None). It is bound to the note it was made on
+    (SPEC §14): `document_uid`, or else the note at `path` when that is still at
+    `base_revision`.
     """
     now = now or utcnow()
+    if document_uid is None:
+        head = documents.head_of(db, workspace_id=workspace_id, path=path)
+        if head is not None and head.revision == base_revision:
+            document_uid = head.uid
     proposal = EditProposal(
         id=str(uuid.uuid4()),
         conversation_id=conversation_id,
@@ -78,6 +90,7 @@ def create(
         path=path,
         edits=json.dumps(edits, ensure_ascii=False),
         base_revision=base_revision,
+        document_uid=document_uid,
         diff=diff,
         status=PENDING,
         created_at=now,
@@ -199,9 +212,10 @@ def apply(
 ) -> Document:
     """Apply the edits to the current saved copy and save it on the revision read.
 
-    The document's conditional UPDATE and the proposal's pending → applied change commit
-    together, so two applies (or an apply and a save) can never both win; a loser changes
-    nothing and gets Conflict with a plain message.
+    Only onto the note it was made on (its uid), never another note now at that path. The
+    document's conditional UPDATE and the proposal's pending → applied change commit together,
+    so two applies (or an apply and a save) can never both win; a loser changes nothing and
+    gets Conflict with a plain message. The save is the assistant's revision (SPEC §15).
     """
     now = now or utcnow()
     _refuse_unless_pending(proposal)
@@ -209,8 +223,14 @@ def apply(
     if doc is None:
         db.rollback()
         raise Conflict(GONE)
-    read_revision, text = doc.revision, doc.content
-    db.rollback()  # end the read: the write below is conditional on what was read
+    if doc.uid != proposal.document_uid or doc.revision < proposal.base_revision:
+        db.rollback()
+        raise Conflict(OTHER_NOTE)
+    head = documents.head_of(db, workspace_id=proposal.workspace_id, path=proposal.path)
+    text, read_revision = doc.content, doc.revision
+    db.rollback()  # end the read (it expires `doc`): the write below is conditional on it
+    if head is None or head.revision != read_revision:
+        raise Conflict(RACE)
     try:
         new_text = edit_rules.apply_edits(
             text, edits_of(proposal), max_bytes=min(max_bytes, edit_rules.MAX_RESULT_BYTES)
@@ -218,24 +238,23 @@ def apply(
     except edit_rules.EditError as exc:
         raise Conflict(edit_rules.changed_message(exc)) from None
     size = documents.check_text(new_text, max_bytes=max_bytes)
-    _claim(db, proposal, via=VIA_SERVER, revision=read_revision + 1, now=now)
-    saved = db.scalars(
-        update(Document)
-        .where(
-            Document.workspace_id == proposal.workspace_id,
-            Document.path_sha256 == path_key(proposal.path),
-            Document.revision == read_revision,
-        )
-        .values(content=new_text, bytes=size, revision=Document.revision + 1, updated_at=now)
-        .returning(Document)
-        .execution_options(synchronize_session=False, populate_existing=True)
-    ).one_or_none()
-    if saved is None:
-        db.rollback()  # the claim is undone with it: the proposal stays pending
+    _claim(db, proposal, via=VIA_SERVER, revision=head.revision + 1, now=now)
+    saved = documents.replace_text(
+        db, head=head, old_text=text, content=new_text, size=size,
+        source=source_of(proposal), now=now,
+    )
+    if saved is None:  # rolled back, the claim with it: the proposal stays pending
         raise Conflict(RACE)
     db.commit()
     proposal.status, proposal.applied_via = APPLIED, VIA_SERVER
     return saved
+
+
+def source_of(proposal: EditProposal) -> Source:
+    """Who an applied proposal's revision names: the assistant, or the agent's token (§14)."""
+    if proposal.conversation_id is None:
+        return Source.agent(proposal.user_id, name=proposal.agent_name or "agent")
+    return Source.assistant(proposal.user_id)
 
 
 def mark_applied_in_editor(

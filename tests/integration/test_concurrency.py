@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from backend.api.deps import SESSION_COOKIE
 from backend.errors import Conflict
 from backend.services import documents
+from backend.services.source import Source
 
 URL = "/api/workspaces/team/documents/shared.md"
 
@@ -90,13 +91,15 @@ def test_concurrent_create_only_exactly_one_wins(app, alice_client):
 def test_service_level_race_with_separate_sessions(app):
     """The same guarantee straight through the service, one DB session per thread."""
     with app.state.sessionmaker() as db:
-        documents.save_document(db, workspace_id="team", path="s.md", content="0", max_bytes=100)
+        documents.save_document(db, workspace_id="team", path="s.md", content="0", max_bytes=100,
+                                source=Source.page(None))
     n = 8
 
     def save(i: int):
         with app.state.sessionmaker() as db:
             return documents.save_document(
-                db, workspace_id="team", path="s.md", content=str(i), max_bytes=100, if_match=1
+                db, workspace_id="team", path="s.md", content=str(i), max_bytes=100, if_match=1,
+                source=Source.page(None),
             )
 
     results = _run_together(n, save)

@@ -312,3 +312,43 @@ def test_the_log_names_token_tool_and_path_but_never_text(live):
     assert any("plan.md" in line for line in lines)
     for line in lines:
         assert t not in line and "secret" not in line.lower() and "秘密" not in line
+
+
+def test_every_agent_change_is_a_revision_naming_the_token(live):
+    live.note("alice", "personal", "plan.md", PLAN)
+    t = token(live, scope="write", name="Cursor")
+    made = live.call(t, "create_note", workspaceId="personal", path="fresh.md", text="one\n")
+    edited = live.call(t, "edit_note", workspaceId="personal", path="plan.md",
+                       baseSha256=sha(PLAN), edits=[{"append": "- [ ] more"}])
+    proposed = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
+                         edits=[{"find": "Friday", "replace": "Monday"}])
+    applied = live.user("alice").post(f"/api/proposals/{proposed['proposalId']}/apply")
+    assert applied.status_code == 200, applied.text
+
+    def newest(path: str) -> dict:
+        r = live.user("alice").get(f"/api/workspaces/personal/documents/{path}/revisions")
+        assert r.status_code == 200, r.text
+        return r.json()["revisions"][0]
+
+    agent = {"kind": "agent", "name": "Cursor"}
+    assert (newest("fresh.md")["revision"], newest("fresh.md")["source"]) == (
+        made["revision"], agent)
+    top = newest("plan.md")
+    assert (top["revision"], top["source"]) == (applied.json()["revision"], agent)
+    assert applied.json()["revision"] == edited["revision"] + 1
+
+
+def test_a_proposal_never_lands_on_another_note_moved_to_its_path(live):
+    live.note("alice", "personal", "plan.md", PLAN)
+    live.note("alice", "personal", "other.md", PLAN)
+    t = token(live, scope="propose")
+    made = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
+                     edits=[{"append": "- [ ] x"}])
+    alice = live.user("alice")
+    assert alice.delete("/api/workspaces/personal/documents/plan.md").status_code == 204
+    moved = alice.post("/api/workspaces/personal/documents/other.md/move",
+                       json={"to": "plan.md"})
+    assert moved.status_code == 200, moved.text
+    r = alice.post(f"/api/proposals/{made['proposalId']}/apply")
+    assert r.status_code == 409
+    assert saved(live, "personal", "plan.md") == PLAN

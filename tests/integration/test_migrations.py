@@ -34,6 +34,8 @@ TABLES = {
     "personal_access_tokens",
     "active_note_sharing",
     "active_note_publications",
+    "note_revisions",
+    "note_events",
 }
 
 

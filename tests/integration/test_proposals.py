@@ -26,6 +26,7 @@ from backend.db import utcnow
 from backend.models import Membership, User
 from backend.services import documents
 from backend.services import proposals as proposals_service
+from backend.services.source import Source
 
 PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n\nNotes go here.\n"
 CANARY = "zebra-canary-7731"
@@ -299,14 +300,15 @@ def test_apply_loses_to_a_save_that_lands_after_its_read(world, monkeypatch):
         found = real_find(db, **kwargs)
         with app.state.sessionmaker() as other:  # another connection saves meanwhile
             documents.save_document(
-                other, workspace_id="personal", path="plan.md", content=raced, max_bytes=2**20
+                other, workspace_id="personal", path="plan.md", content=raced, max_bytes=2**20,
+                source=Source.page(None),
             )
         return found
 
     monkeypatch.setattr(proposals_service.documents, "find_document", find_then_race)
     r = client.post(proposal_url(cid, pid, "apply"))
     monkeypatch.undo()
-    assert r.status_code == 409 and "saved by someone else" in r.json()["detail"]
+    assert r.status_code == 409 and "saved by someone else" in r.json()["detail"], r.text
     text, _ = doc(client, "plan.md")
     assert text == raced
     assert client.get(proposal_url(cid, pid)).json()["status"] == "pending"

@@ -18,6 +18,7 @@ from backend.logging import LOGGER_NAME, JsonFormatter
 from backend.migrations import alembic_config, upgrade_to_head
 from backend.services import documents as documents_service
 from backend.services import search as search_service
+from backend.services.source import Source
 
 SEARCH = "/api/workspaces/{ws}/search"
 DOCS = "/api/workspaces/{ws}/documents/{path}"
@@ -79,6 +80,7 @@ def test_many_notes_give_at_most_50_most_recent_first(app, alice_client, db_sess
         documents_service.save_document(
             db_session, workspace_id="personal", path=f"many/note-{i:03}.md",
             content=f"# Note {i:03}\nshared topic line\nserial n{i:03}x\n", max_bytes=1 << 20,
+            source=Source.page(None),
         )
     put(alice_client, "team-note.md", "shared topic line\n", ws="team")
     results = find(alice_client, "shared topic")

@@ -1,4 +1,5 @@
-"""Documents API (SPEC §6): list, raw get with ETag, conditional put, delete and move."""
+"""Documents API (SPEC §6, §15): list, raw get with ETag, conditional put, delete, move and
+the history (list, read and restore revisions)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic.alias_generators import to_camel
 from starlette.convertors import Convertor, register_url_convertor
 
 from backend.api.deps import (
+    CurrentUser,
     MemberWorkspace,
     NoteBody,
     NotePath,
@@ -21,6 +23,8 @@ from backend.api.deps import (
 )
 from backend.errors import error_responses
 from backend.services import documents as documents_service
+from backend.services import history as history_service
+from backend.services.source import Source
 
 
 class NotePathConvertor(Convertor[str]):
@@ -114,14 +118,138 @@ def list_documents(ws: MemberWorkspace, db: SessionDep) -> list[DocumentInfo]:
 )
 def move_document(
     ws: MemberWorkspace,
+    user: CurrentUser,
     path: NotePath,
     body: MoveIn,
     db: SessionDep,
     if_match: IfMatch = None,
 ) -> SavedDocument:
     doc = documents_service.move_document(
-        db, workspace_id=ws, path=path, to=body.to, if_match=parse_if_match(if_match)
+        db,
+        workspace_id=ws,
+        path=path,
+        to=body.to,
+        source=Source.page(user.id),
+        if_match=parse_if_match(if_match),
     )
+    return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
+
+
+class RevisionSource(BaseModel):
+    kind: str = Field(description="page, assistant or agent.")
+    name: str | None = Field(description="The token's name for an agent; null otherwise.")
+
+
+class RevisionInfo(_Camel):
+    revision: int = Field(description="The note's revision number (its ETag) for this text.")
+    saved_at: datetime
+    bytes: int
+    sha256: str = Field(description="First 16 hex characters of SHA-256 of the text.")
+    source: RevisionSource
+    user: str | None = Field(description="Username of the member it was made by or for.")
+    by_you: bool = Field(description="Whether that member is the signed-in user.")
+    action: str = Field(description="edit, create, restore, move or delete.")
+    path: str = Field(description="The note's path at that revision.")
+    current: bool = Field(description="Whether this is the note's current text.")
+
+
+class RevisionList(BaseModel):
+    revisions: list[RevisionInfo]
+
+
+_HISTORY_NOTE = (
+    " When `path` names neither a note nor a deleted note's kept history, the GET routes "
+    "below answer as `GET …/documents/{path}/revisions[/{n}]` would for a note of that name."
+)
+
+
+def _note_response(db, ws: str, path: str) -> Response:
+    doc = documents_service.get_document(db, workspace_id=ws, path=path)
+    return Response(
+        doc.content,
+        media_type=MARKDOWN,
+        headers={**_etag(doc.revision), "Cache-Control": "no-store"},
+    )
+
+
+@router.get(
+    "/{path:notepath}/revisions",
+    response_model=RevisionList,
+    summary="A note's history, newest first (the current text first)",
+    description="Kept revisions of the note at `path`, or of the note last deleted there "
+    "(kept 30 days)." + _HISTORY_NOTE,
+    responses=error_responses(400, 401, 403, 404),
+)
+def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep):
+    if not history_service.has_history(db, workspace_id=ws, path=path):
+        return _note_response(db, ws, f"{path}/revisions")
+    entries = history_service.list_revisions(db, workspace_id=ws, path=path)
+    return RevisionList(
+        revisions=[
+            RevisionInfo(
+                revision=e.revision,
+                saved_at=e.saved_at,
+                bytes=e.bytes,
+                sha256=e.sha256,
+                source=RevisionSource(kind=e.kind, name=e.name),
+                user=e.username,
+                by_you=e.user_id == user.id,
+                action=e.action,
+                path=e.path,
+                current=e.current,
+            )
+            for e in entries
+        ]
+    )
+
+
+@router.get(
+    "/{path:notepath}/revisions/{n:int}",
+    response_class=Response,
+    summary="The raw text of one revision of a note",
+    responses={
+        200: {"content": {"text/markdown": {"schema": {"type": "string"}}}},
+        **error_responses(400, 401, 403, 404),
+    },
+)
+def get_revision(ws: MemberWorkspace, path: NotePath, n: int, db: SessionDep) -> Response:
+    if not history_service.has_history(db, workspace_id=ws, path=path):
+        return _note_response(db, ws, f"{path}/revisions/{n}")
+    text = history_service.revision_text(db, workspace_id=ws, path=path, revision=n)
+    return Response(text, media_type=MARKDOWN, headers={"Cache-Control": "no-store"})
+
+
+@router.post(
+    "/{path:notepath}/revisions/{n:int}/restore",
+    response_model=SavedDocument,
+    summary="Save a revision's text as a new revision (If-Match: the current revision)",
+    description="409 and nothing changed when If-Match is not the current revision. A note "
+    "deleted within 30 days comes back at its path, with its history.",
+    responses={
+        200: {"description": "Restored", "headers": _ETAG_HEADER},
+        **error_responses(400, 401, 403, 404, 409, 413),
+    },
+)
+def restore_revision(
+    ws: MemberWorkspace,
+    user: CurrentUser,
+    path: NotePath,
+    n: int,
+    db: SessionDep,
+    settings: SettingsDep,
+    response: Response,
+    if_match: IfMatch = None,
+) -> SavedDocument:
+    doc = history_service.restore(
+        db,
+        workspace_id=ws,
+        path=path,
+        revision=n,
+        user_id=user.id,
+        max_bytes=settings.max_note_bytes,
+        if_match=parse_if_match(if_match),
+    )
+    response.headers.update(_etag(doc.revision))
     return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
 
 
@@ -160,6 +288,7 @@ def get_document(ws: MemberWorkspace, path: NotePath, db: SessionDep) -> Respons
 )
 def put_document(
     ws: MemberWorkspace,
+    user: CurrentUser,
     path: NotePath,
     text: NoteBody,
     db: SessionDep,
@@ -174,6 +303,7 @@ def put_document(
         path=path,
         content=text,
         max_bytes=settings.max_note_bytes,
+        source=Source.page(user.id),
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
     )
@@ -190,9 +320,10 @@ def put_document(
     responses=error_responses(400, 401, 403, 404, 409),
 )
 def delete_document(
-    ws: MemberWorkspace, path: NotePath, db: SessionDep, if_match: IfMatch = None
+    ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep, if_match: IfMatch = None
 ) -> Response:
     documents_service.delete_document(
-        db, workspace_id=ws, path=path, if_match=parse_if_match(if_match)
+        db, workspace_id=ws, path=path, source=Source.page(user.id),
+        if_match=parse_if_match(if_match),
     )
     return Response(status_code=204)

@@ -1,7 +1,7 @@
 """Token scopes and reach, and proposals made by outside agents (SPEC §14).
 
 Revision ID: 0007_token_scopes
-Revises: 0005_search
+Revises: 0006_history
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007_token_scopes"
-down_revision = "0005_search"
+down_revision = "0006_history"
 branch_labels = None
 depends_on = None
 

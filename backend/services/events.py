@@ -1,0 +1,79 @@
+"""The event backlog of live notes (SPEC §13): rows written in the change's own transaction.
+
+`record` inserts a `saved`/`moved`/`deleted` row and notes its id on the session; the app's
+hub (backend.events_hub) delivers it only after the transaction commits: on PostgreSQL by a
+NOTIFY issued in the same transaction (PostgreSQL delivers it at commit, to every process),
+on SQLite by the session's after-commit hook in this process. No note text is ever stored.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from backend.models.history import NoteEvent
+
+CHANNEL = "ana_events"  # the PostgreSQL NOTIFY channel
+PENDING_KEY = "ana_event_ids"  # Session.info key: ids recorded in the open transaction
+ENDED_KEY = "ana_ended_sessions"  # Session.info key: sign-ins ended in the open transaction
+PRUNE_EVERY = 256
+BACKLOG = 10_000  # events kept for Last-Event-ID, across all workspaces
+
+
+def record(
+    db: Session, *, workspace_id: str, kind: str, data: dict, now: datetime
+) -> int:
+    """Insert one event in the open transaction; it is published when that commits."""
+    event_id = db.execute(
+        insert(NoteEvent)
+        .values(
+            workspace_id=workspace_id,
+            kind=kind,
+            data=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+            created_at=now,
+        )
+        .returning(NoteEvent.id)
+    ).scalar_one()
+    db.info.setdefault(PENDING_KEY, []).append(event_id)
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(select(func.pg_notify(CHANNEL, f"e{event_id}")))
+    if event_id % PRUNE_EVERY == 0:  # keep the backlog bounded without a background job
+        db.execute(delete(NoteEvent).where(NoteEvent.id <= event_id - BACKLOG))
+    return event_id
+
+
+def session_ended(db: Session, *, user_session_id: str) -> None:
+    """A sign-in ends with the open transaction: its event streams close at the commit."""
+    db.info.setdefault(ENDED_KEY, []).append(user_session_id)
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(select(func.pg_notify(CHANNEL, f"s{user_session_id}")))
+
+
+def fetch(db: Session, *, ids: list[int]) -> list[NoteEvent]:
+    """The events with these ids, in id order."""
+    if not ids:
+        return []
+    return list(db.scalars(select(NoteEvent).where(NoteEvent.id.in_(ids)).order_by(NoteEvent.id)))
+
+
+def since(db: Session, *, workspace_id: str, after: int, limit: int) -> list[NoteEvent] | None:
+    """The workspace's events after id `after`, or None when some of them are no longer kept."""
+    oldest, newest = db.execute(select(func.min(NoteEvent.id), func.max(NoteEvent.id))).one()
+    if newest is None:
+        return [] if after == 0 else None
+    if after >= newest:
+        return [] if after == newest else None  # an id from the future: another database
+    if after < oldest - 1:
+        return None
+    rows = list(
+        db.scalars(
+            select(NoteEvent)
+            .where(NoteEvent.workspace_id == workspace_id, NoteEvent.id > after)
+            .order_by(NoteEvent.id)
+            .limit(limit + 1)
+        )
+    )
+    return None if len(rows) > limit else rows
