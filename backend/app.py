@@ -30,7 +30,9 @@ from backend.api.routes import (
     tokens,
     workspaces,
 )
-from backend.assistant.ingress import purge_expired
+from backend.assistant.deliveries import purge_expired
+from backend.assistant.llm import agent_for
+from backend.assistant.model import ChatModel
 from backend.config import Settings
 from backend.db import build_engine, build_sessionmaker, utcnow
 from backend.errors import install_error_handlers
@@ -91,6 +93,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.engine = engine
     app.state.sessionmaker = sessionmaker
     app.state.passwords = passwords
+    # One language-model client per app (None: offline); its model is resolved on first use.
+    app.state.model = ChatModel.from_settings(settings)
+    app.state.agent = agent_for(app.state.model)
 
     app.state.throttle = Throttle(settings.route_rate_limit)
 

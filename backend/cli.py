@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         http=bounded_h11(settings.header_timeout_seconds, settings.body_timeout_seconds),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        # Forwarded headers rewrite the client address only from proxies the operator named;
+        # uvicorn's own default would trust any local process.
+        proxy_headers=bool(settings.trusted_proxy_list()),
+        forwarded_allow_ips=settings.trusted_proxy_list() or None,
     )
     return 0
 

@@ -62,6 +62,13 @@ class Settings(BaseSettings):
         description="Per-user limit on each expensive route (assistant turns, tool calls, "
         "inline commands, MCP), in the `limits` notation; more gets 429 with Retry-After.",
     )
+    trusted_proxies: str = Field(
+        "",
+        description="Addresses (or networks) of the reverse proxies whose X-Forwarded-For and "
+        "X-Forwarded-Proto headers are believed, comma-separated (e.g. 127.0.0.1 or "
+        "10.0.0.0/8). Empty means none: the client address is the peer's own, so a client "
+        "cannot pick the address the sign-in throttle counts.",
+    )
     header_timeout_seconds: float = Field(
         10, gt=0, description="A request's header section must arrive within this many "
         "seconds of its first byte (or of the connection opening), else the connection closes."
@@ -142,6 +149,10 @@ class Settings(BaseSettings):
             hosts.append(f"[{configured}]" if ":" in configured else configured)
         hosts += [h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()]
         return list(dict.fromkeys(hosts))
+
+    def trusted_proxy_list(self) -> list[str]:
+        """The proxies named in trusted_proxies (empty: forwarded headers are not believed)."""
+        return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
 
     def check_secure(self) -> None:
         """Refuse the development secret outside demo mode, and demo mode off loopback."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import DateTime, Engine, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.types import TypeDecorator
@@ -105,3 +106,13 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
 
 def build_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
+
+
+def dialect_insert(db: Session) -> Any:
+    """The dialect's INSERT construct, which has ON CONFLICT (both databases we run on)."""
+    dialect = db.get_bind().dialect.name
+    if dialect == "postgresql":
+        return postgresql.insert
+    if dialect == "sqlite":
+        return sqlite.insert
+    raise RuntimeError(f"Unsupported database dialect: {dialect}")

@@ -4,8 +4,8 @@ One `Throttle` per app (`app.state.throttle`), counting in process memory: each 
 counts on its own. Other routers use it in one of two ways:
 
 - a route behind the session cookie adds `dependencies=[Depends(per_user("inline"))]`
-  (and `429` to its documented responses): more than `route_rate_limit` calls a minute by
-  one user get 429 with Retry-After;
+  (`backend.api.deps.per_user`, and `429` to its documented responses): more than
+  `route_rate_limit` calls a minute by one user get 429 with Retry-After;
 - code that knows the user another way (an MCP token) calls
   `request.app.state.throttle.hit_route("mcp", user_id)`, which raises `TooManyRequests`
   (a DomainError: the app's handler answers 429 with Retry-After).
@@ -16,14 +16,12 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage
 from limits.strategies import FixedWindowRateLimiter
 
-from backend.api.deps import CurrentUser
 from backend.errors import TooManyRequests
 
 SIGN_IN_PER_USERNAME = parse("5/minute")
@@ -82,12 +80,3 @@ class Throttle:
 def client_address(request: Request) -> str:
     """The peer address as the server saw it (behind a proxy: the proxy's)."""
     return request.client.host if request.client else "unknown"
-
-
-def per_user(route: str) -> Callable[..., Awaitable[None]]:
-    """A dependency that counts the signed-in user's calls of `route` (429 when over)."""
-
-    async def dependency(request: Request, user: CurrentUser) -> None:
-        request.app.state.throttle.hit_route(route, user.id)
-
-    return dependency

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated
 from urllib.parse import unquote_to_bytes
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from backend.assistant.model import ChatModel
+from backend.assistant.turns import Agent
 from backend.config import Settings
 from backend.db import utcnow
 from backend.errors import BadPath, BadRequest, TooLarge, Unauthorized
@@ -37,9 +39,21 @@ def get_passwords(request: Request) -> Passwords:
     return request.app.state.passwords
 
 
+def get_model(request: Request) -> ChatModel | None:
+    """The app's one language-model client (built in create_app), or None when offline."""
+    return request.app.state.model
+
+
+def get_agent(request: Request) -> Agent:
+    """The app's chat agent: on the configured model, else the offline one."""
+    return request.app.state.agent
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_db)]
 PasswordsDep = Annotated[Passwords, Depends(get_passwords)]
+ModelDep = Annotated[ChatModel | None, Depends(get_model)]
+AgentDep = Annotated[Agent, Depends(get_agent)]
 
 
 def optional_user(request: Request, db: SessionDep) -> User | None:
@@ -74,6 +88,16 @@ def member_workspace(ws: str, user: CurrentUser, db: SessionDep) -> str:
 
 
 MemberWorkspace = Annotated[str, Depends(member_workspace)]
+
+
+def per_user(route: str) -> Callable[..., Awaitable[None]]:
+    """A dependency that counts the signed-in user's calls of `route` (backend.throttle: 429
+    past route_rate_limit, with Retry-After)."""
+
+    async def dependency(request: Request, user: CurrentUser) -> None:
+        request.app.state.throttle.hit_route(route, user.id)
+
+    return dependency
 
 
 def note_path(request: Request, path: str) -> str:

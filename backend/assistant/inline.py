@@ -1,259 +1,12 @@
-"""The inline command's answers (SPEC §9): exact offline transforms, else the configured model."""
+"""The inline command's answer (SPEC §9): the configured model when there is one, else the
+exact offline transforms (`inline_transforms`)."""
 
 from __future__ import annotations
 
-import logging
 import re
-import time
-import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
 
-import openai
-
-log = logging.getLogger("ambient.assistant.inline")
-
-BULLET, NUMBERED, TODO = "bullet", "numbered", "todo"
-SORT, DEDUPE, UPPER, LOWER, TITLE, JOIN = "sort", "dedupe", "upper", "lower", "title", "join"
-
-# What each instruction says, in English and Japanese. The keywords do not overlap, so an
-# instruction that matches two transforms really asks for two things.
-_KEYWORDS: dict[str, str] = {
-    BULLET: r"\bbullet(?:ed|s)?\b|箇条書き|ビュレット",
-    NUMBERED: r"\bnumber(?:ed|s)?\b|\bordered list\b|番号",
-    TODO: r"\bto-?dos?\b|\btasks?(?: list)?\b|\bcheck ?list\b|\bcheckbox(?:es)?\b"
-    r"|タスク|チェックリスト|ToDo|TODO|やること",
-    SORT: r"\bsort(?:ed)?\b|\balphabeti[sz]e\b|\balphabetical(?:ly)?\b"
-    r"|並べ替え|並び替え|ソート|整列",
-    DEDUPE: r"\bduplicates?\b|\bdedup(?:e|licate)?\b|\bunique\b|重複",
-    UPPER: r"\bupper ?case\b|\ball caps\b|\bcapitals\b|(?<!先頭を)大文字",
-    LOWER: r"\blower ?case\b|小文字",
-    TITLE: r"\btitle ?case\b|\bcapitali[sz]e (?:each|every) word\b|タイトルケース|先頭を大文字",
-    JOIN: r"\bjoin\b|\bmerge (?:the )?lines\b|\bone line\b|\bsingle line\b"
-    r"|結合|1行に|一行に|つなげ",
-}
-_PATTERNS = {name: re.compile(rx, re.IGNORECASE) for name, rx in _KEYWORDS.items()}
-
-_JA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
-
-_WORDS = {
-    "none": {
-        "en": "This needs a language model: the offline assistant can only make a bullet list, "
-        "a numbered list or a todo list, sort lines, remove duplicate lines, change to "
-        "uppercase, lowercase or title case, or join lines. No model is configured.",
-        "ja": "この依頼には言語モデルが必要です。オフラインのアシスタントにできるのは、箇条書き、"
-        "番号付きリスト、タスクリスト、行の並べ替え、重複行の削除、大文字・小文字・タイトルケース"
-        "への変換、行の結合だけです。言語モデルは設定されていません。",
-    },
-    "many": {
-        "en": "This asks for more than one change; the offline assistant does one at a time "
-        "(a language model would be needed to do them together).",
-        "ja": "複数の変更が含まれています。オフラインのアシスタントは一度に一つずつしか行えません"
-        "（まとめて行うには言語モデルが必要です）。",
-    },
-    "empty": {
-        "en": "There is no text to change: select some text, or put the cursor on a line that "
-        "has text.",
-        "ja": "変更するテキストがありません。テキストを選択するか、文字のある行にカーソルを"
-        "置いてください。",
-    },
-    "model": {
-        "en": "The language model could not answer ({why}); nothing was changed. Please try again.",
-        "ja": "言語モデルが応答できませんでした（{why}）。何も変更していません。"
-        "もう一度お試しください。",
-    },
-}
-
-
-@dataclass(frozen=True)
-class Answer:
-    replacement: str | None
-    explanation: str | None
-
-
-def language(instruction: str) -> str:
-    return "ja" if _JA.search(instruction) else "en"
-
-
-def transforms_for(instruction: str) -> list[str]:
-    """The offline transforms an instruction names (in English or Japanese)."""
-    return [name for name, pattern in _PATTERNS.items() if pattern.search(instruction)]
-
-
-# -- lines -------------------------------------------------------------------------------------
-
-# A line: indentation, a Markdown list marker, a task box, then the content.
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
-                   r"(?P<box>(?<=[ \t])\[[ xX]\][ \t]+)?(?P<content>.*)$")
-
-
-def _split(text: str) -> tuple[list[str], str, str]:
-    """(lines, line ending, trailing ending): CRLF is kept when the selection uses it."""
-    eol = "\r\n" if "\r\n" in text else "\n"
-    trailing = ""
-    if text.endswith("\n"):
-        trailing = eol
-        text = text[: -2 if text.endswith("\r\n") else -1]
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    return lines, eol, trailing
-
-
-def _parts(line: str) -> tuple[str, str, str, str]:
-    """(indent, marker, box, content); box is only read after a marker."""
-    match = _ITEM.match(line)
-    marker = match["marker"] or ""
-    box = match["box"] or "" if marker else ""
-    content = match["content"] if marker or not match["box"] else match["box"] + match["content"]
-    return match["indent"], marker, box, content
-
-
-def _is_bullet(marker: str) -> bool:
-    return marker[:1] in ("-", "*", "+")
-
-
-def _bullet(lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        indent, marker, box, content = _parts(line)
-        if not line.strip() or _is_bullet(marker):  # blank, or a bullet (or task) already
-            out.append(line)
-        else:
-            out.append(f"{indent}- {box}{content}")
-    return out
-
-
-def _todo(lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        indent, marker, box, content = _parts(line)
-        if not line.strip() or (box and _is_bullet(marker)):
-            out.append(line)
-        else:
-            out.append(f"{indent}- {box or '[ ] '}{content}")
-    return out
-
-
-def _numbered(lines: list[str]) -> list[str]:
-    """Number items per indentation level: a deeper level restarts at 1 under each parent."""
-    counters: list[tuple[int, int]] = []  # (indent width, last number), outermost first
-    out = []
-    for line in lines:
-        if not line.strip():
-            out.append(line)  # a blank line keeps the numbering going (a loose list)
-            continue
-        indent, _marker, box, content = _parts(line)
-        width = len(indent.expandtabs(4))
-        while counters and counters[-1][0] > width:
-            counters.pop()
-        if counters and counters[-1][0] == width:
-            counters[-1] = (width, counters[-1][1] + 1)
-        else:
-            counters.append((width, 1))
-        out.append(f"{indent}{counters[-1][1]}. {box}{content}")
-    return out
-
-
-def _sort(lines: list[str]) -> list[str]:
-    """Sort each block of non-blank lines on its own; blank lines stay where they are."""
-    out: list[str] = []
-    block: list[str] = []
-    for line in [*lines, None]:
-        if line is None or not line.strip():
-            out += sorted(block, key=lambda s: (_parts(s)[3].casefold(), s))
-            block = []
-            if line is not None:
-                out.append(line)
-        else:
-            block.append(line)
-    return out
-
-
-def _dedupe(lines: list[str]) -> list[str]:
-    """Keep each line's first occurrence (trailing spaces ignored); blank lines always stay."""
-    seen: set[str] = set()
-    out = []
-    for line in lines:
-        key = line.rstrip()
-        if key and key in seen:
-            continue
-        seen.add(key)
-        out.append(line)
-    return out
-
-
-def _on_content(change: Callable[[str], str]) -> Callable[[list[str]], list[str]]:
-    """Apply a case change to each line's content, leaving list markers and `[x]` alone."""
-
-    def run(lines: list[str]) -> list[str]:
-        out = []
-        for line in lines:
-            indent, marker, box, content = _parts(line)
-            out.append(f"{indent}{marker}{box}{change(content)}")
-        return out
-
-    return run
-
-
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
-
-
-def _title(text: str) -> str:
-    """Capitalise each word's first letter; the rest stays (so "NASA" and "don't" survive)."""
-    return _WORD.sub(lambda m: m.group(0)[0].upper() + m.group(0)[1:], text)
-
-
-def _wide(char: str) -> bool:
-    return unicodedata.east_asian_width(char) in ("W", "F")
-
-
-def _join(lines: list[str]) -> list[str]:
-    """One line: each line trimmed of indentation and list markers, joined by one space (none
-    between Japanese or other wide characters, which are written without spaces)."""
-    joined = ""
-    for line in lines:
-        content = _parts(line)[3].strip()
-        if not content:
-            continue
-        if joined and not (_wide(joined[-1]) and _wide(content[0])):
-            joined += " "
-        joined += content
-    return [joined]
-
-
-_LINE_TRANSFORMS: dict[str, Callable[[list[str]], list[str]]] = {
-    BULLET: _bullet,
-    NUMBERED: _numbered,
-    TODO: _todo,
-    SORT: _sort,
-    DEDUPE: _dedupe,
-    UPPER: _on_content(str.upper),
-    LOWER: _on_content(str.lower),
-    TITLE: _on_content(_title),
-    JOIN: _join,
-}
-TRANSFORMS = tuple(_LINE_TRANSFORMS)
-
-
-def transform(name: str, text: str) -> str:
-    """Apply one offline transform to `text`, keeping its line endings and final line break."""
-    lines, eol, trailing = _split(text)
-    return eol.join(_LINE_TRANSFORMS[name](lines)) + trailing
-
-
-def offline(instruction: str, selection: str) -> Answer:
-    """The offline agent: one named transform, done exactly; anything else is explained."""
-    lang = language(instruction)
-    names = transforms_for(instruction)
-    if not names:
-        return Answer(None, _WORDS["none"][lang])
-    if len(names) > 1:
-        return Answer(None, _WORDS["many"][lang])
-    if not selection.strip():
-        return Answer(None, _WORDS["empty"][lang])
-    return Answer(transform(names[0], selection), None)
-
-
-# -- a configured model ----------------------------------------------------------------------
+from backend.assistant.inline_transforms import WORDS, Answer, language, offline
+from backend.assistant.model import MALFORMED, STATUS, TIMEOUT, UNREACHABLE, ChatModel, ModelFailure
 
 SYSTEM_PROMPT = """You edit one passage of a user's Markdown note.
 You get the instruction, the passage, and some text before and after it for context only.
@@ -262,47 +15,46 @@ Keep the passage's language and line endings unless the instruction says otherwi
 
 _FENCE = re.compile(r"\A```[^\n]*\n(.*)\n```\s*\Z", re.DOTALL)
 
+# Why the model could not answer, by failure kind (model.ModelFailure); HTTP statuses are named.
+_WHY = {
+    TIMEOUT: {"en": "timeout", "ja": "タイムアウト"},
+    UNREACHABLE: {"en": "unreachable", "ja": "接続できません"},
+    MALFORMED: {"en": "unreadable reply", "ja": "応答を解釈できません"},
+}
+
 
 def _prompt(instruction: str, selection: str, before: str, after: str) -> str:
     return (f"Instruction: {instruction}\n\n<before>\n{before}\n</before>\n\n"
             f"<passage>\n{selection}\n</passage>\n\n<after>\n{after}\n</after>")
 
 
-def ask_model(
-    client: openai.OpenAI,
-    *,
-    model: str,
-    instruction: str,
-    selection: str,
-    before: str,
-    after: str,
+def answer(
+    model: ChatModel | None, *, instruction: str, selection: str, before: str, after: str
 ) -> Answer:
-    """One chat completion (no tools) through the chat's own SDK client; failures become an
-    explanation. The log line has the status and the duration only, never the text."""
-    lang = language(instruction)
+    """The app's model answers every instruction; without one, the offline transforms."""
+    if model is None:
+        return offline(instruction, selection)
+    return ask_model(
+        model, instruction=instruction, selection=selection, before=before, after=after
+    )
+
+
+def ask_model(
+    model: ChatModel, *, instruction: str, selection: str, before: str, after: str
+) -> Answer:
+    """One chat completion (no tools) on the app's client; a failure becomes an explanation.
+    The call is logged like the chat's (status and duration), never the text."""
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": _prompt(instruction, selection, before, after)},
     ]
-    start, status, why = time.perf_counter(), None, ""
     try:
-        completion = client.chat.completions.create(model=model, messages=messages)
-        status = 200
-        content = completion.choices[0].message.content
+        content = model.complete(messages, fields={"purpose": "inline"}).get("content")
         if not isinstance(content, str):
-            raise TypeError("no text")
-        fenced = _FENCE.match(content)
-        return Answer(fenced.group(1) if fenced else content, None)
-    except openai.APITimeoutError:
-        why = "timeout" if lang == "en" else "タイムアウト"
-    except openai.APIConnectionError:
-        why = "unreachable" if lang == "en" else "接続できません"
-    except openai.APIStatusError as exc:
-        status = exc.status_code
-        why = f"HTTP {status}"
-    except (openai.OpenAIError, ValueError, IndexError, AttributeError, TypeError):
-        why = "unreadable reply" if lang == "en" else "応答を解釈できません"
-    finally:
-        log.info("inline_model_call", extra={"fields": {
-            "status": status, "duration_ms": round((time.perf_counter() - start) * 1000, 2)}})
-    return Answer(None, _WORDS["model"][lang].format(why=why))
+            raise ModelFailure(MALFORMED)
+    except ModelFailure as failure:
+        lang = language(instruction)
+        why = f"HTTP {failure.status}" if failure.kind == STATUS else _WHY[failure.kind][lang]
+        return Answer(None, WORDS["model"][lang].format(why=why))
+    fenced = _FENCE.match(content)
+    return Answer(fenced.group(1) if fenced else content, None)

@@ -1,28 +1,24 @@
-"""An OpenAI-compatible chat client (the official `openai` SDK) that replaces the offline agent."""
+"""The chat agent on a configured language model: tool calls looped, run or streamed."""
 
 from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Generator, Iterator
 from typing import Any
 
-import openai
-
 from backend.assistant import registry
-from backend.assistant.agent import AgentResult
+from backend.assistant.agent import AgentResult, OfflineAgent
 from backend.assistant.intent import language
+from backend.assistant.model import MALFORMED, ChatModel, ModelFailure
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.config import Settings
+from backend.tool_arguments import refused
 
 log = logging.getLogger("ambient.assistant.llm")
 
 MAX_ITERATIONS = 6
-OPENAI_BASE_URL = "https://api.openai.com/v1"  # used when only an API key is configured
-OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
-_listed_models: dict[str, str] = {}  # base URL → the first model it listed (successes only)
+LOOP = "loop"  # the model kept calling tools: the agent's own failure kind
 
 SYSTEM_PROMPT = """You are the assistant inside a Markdown notes workspace.
 Rules for the user's notes:
@@ -73,13 +69,6 @@ _ERRORS = {
 }
 
 
-class _Stop(Exception):
-    def __init__(self, kind: str, **fmt: Any) -> None:
-        super().__init__(kind)
-        self.kind = kind
-        self.fmt = fmt
-
-
 def tool_schemas() -> list[dict]:
     """The tools as OpenAI "function" tools with JSON-schema parameters."""
     return [
@@ -93,98 +82,40 @@ def _for_model(result: dict) -> str:
     return json.dumps({k: v for k, v in result.items() if k != "content"}, ensure_ascii=False)
 
 
+def _conversation(message: str, history: list[dict] | None) -> list[dict]:
+    """The system prompt, the stored user/assistant messages, then the new message."""
+    messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
+    messages += [m for m in (history or []) if m.get("role") in ("user", "assistant")]
+    messages.append({"role": "user", "content": message})
+    return messages
+
+
+Events = Generator[tuple[str, Any], None, None]
+
+
 class LLMAgent:
     """Loops chat completions and tool calls (bounded); every failure becomes a clear reply."""
 
     name = "llm"
 
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str | None,
-        api_key: str | None,
-        timeout: float,
-        client: openai.OpenAI | None = None,
-    ) -> None:
-        self.model = model or "default"
-        # No retries: a turn should fail fast and plainly. A placeholder key is sent when none
-        # is configured (local servers ignore it; the SDK would otherwise read OPENAI_API_KEY).
-        self.client = client or openai.OpenAI(
-            base_url=base_url.rstrip("/"),
-            api_key=api_key or "no-key",
-            timeout=timeout,
-            max_retries=0,
-        )
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model  # the app's one client (app.state.model)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LLMAgent:
-        """One setting is enough: a base URL (Ollama, llama.cpp: the model is the first one
-        the server lists) or an API key alone (OpenAI itself, gpt-4o-mini)."""
-        base_url = (settings.llm_base_url or OPENAI_BASE_URL).rstrip("/")
-        agent = cls(
-            base_url=base_url,
-            model=settings.llm_model,
-            api_key=settings.llm_api_key,
-            timeout=settings.llm_timeout_seconds,
-        )
-        if not settings.llm_model:
-            openai_itself = base_url == OPENAI_BASE_URL
-            agent.model = OPENAI_DEFAULT_MODEL if openai_itself else agent._first_model(base_url)
-        return agent
-
-    def _first_model(self, base_url: str) -> str:
-        """The first model GET {base}/models lists, remembered per server; "default" if none."""
-        if base_url not in _listed_models:
-            try:
-                first = next(iter(self.client.models.list()), None)
-            except (openai.OpenAIError, ValueError, TypeError):
-                first = None
-            if first is None or not getattr(first, "id", None):
-                return "default"
-            _listed_models[base_url] = first.id
-        return _listed_models[base_url]
+        """An agent with a client of its own (the app builds one in create_app instead)."""
+        model = ChatModel.from_settings(settings)
+        if model is None:
+            raise ValueError("No language model is configured.")
+        return cls(model)
 
     def run(
         self, ctx: ToolContext, message: str, *, turn_id: str | None = None, history=None
     ) -> AgentResult:
-        lang = language(message)
-        calls: list[dict] = []
-        messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
-        messages += [m for m in (history or []) if m.get("role") in ("user", "assistant")]
-        messages.append({"role": "user", "content": message})
-        try:
-            reply = self._loop(ctx, messages, calls, turn_id)
-        except _Stop as stop:
-            log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": stop.kind}})
-            return AgentResult(reply=_ERRORS[stop.kind][lang].format(**stop.fmt), tool_calls=calls)
-        return AgentResult(reply=with_caveats(reply, calls), tool_calls=calls)
-
-    def _loop(self, ctx, messages, calls, turn_id) -> str:
-        for iteration in range(MAX_ITERATIONS):
-            msg = self._complete(messages, turn_id, iteration)
-            tool_calls = msg.get("tool_calls")
-            if not tool_calls:
-                content = msg.get("content")
-                if not isinstance(content, str) or not content.strip():
-                    raise _Stop("malformed")
-                return content
-            if not isinstance(tool_calls, list):
-                raise _Stop("malformed")
-            messages.append(
-                {"role": "assistant", "content": msg.get("content"), "tool_calls": tool_calls}
-            )
-            for tc in tool_calls:
-                messages.append(run_tool(ctx, tc, calls, turn_id))
-        raise _Stop("loop")
-
-    def _complete(self, messages, turn_id, iteration) -> dict:
-        with _model_call(turn_id, iteration, stream=False) as call:
-            completion = self.client.chat.completions.create(
-                model=self.model, messages=messages, tools=tool_schemas()
-            )
-            call["status"] = 200
-        return _first_message(completion)
+        for kind, value in self._events(ctx, message, turn_id, history, streamed=False):
+            if kind == "result":
+                return value
+        raise AssertionError("the turn ended without a result")  # _events always ends so
 
     def stream(
         self, ctx: ToolContext, message: str, *, turn_id: str | None = None, history=None
@@ -192,81 +123,57 @@ class LLMAgent:
         """Like run, but yields ("delta", text) as the model writes and ("tool", call) after
         each tool call, then ("result", AgentResult). Closing the generator (the user pressed
         Stop) closes the model's stream."""
+        return self._events(ctx, message, turn_id, history, streamed=True)
+
+    def _events(self, ctx, message, turn_id, history, *, streamed: bool) -> Events:
+        """The one turn loop: a completion, its tool calls answered, until the model replies."""
         lang = language(message)
         calls: list[dict] = []
-        messages: list[dict] = [{"role": "system", "content": SYSTEM_PROMPT}]
-        messages += [m for m in (history or []) if m.get("role") in ("user", "assistant")]
-        messages.append({"role": "user", "content": message})
+        messages = _conversation(message, history)
         try:
             for iteration in range(MAX_ITERATIONS):
-                parts: list[str] = []
-                pending: dict[int, dict] = {}
-                for kind, value in self._stream_completion(messages, turn_id, iteration):
-                    if kind == "delta":
-                        parts.append(value)
-                        yield "delta", value
-                    else:
-                        _merge_tool_delta(pending, value)
-                if not pending:
-                    reply = "".join(parts)
-                    if not reply.strip():
-                        raise _Stop("malformed")
-                    yield "result", AgentResult(with_caveats(reply, calls), calls)
+                fields = {"turn_id": turn_id, "iteration": iteration}
+                if streamed:
+                    said, tool_calls = yield from self._streamed(messages, fields)
+                else:
+                    msg = self.model.complete(messages, tools=tool_schemas(), fields=fields)
+                    said, tool_calls = msg.get("content"), msg.get("tool_calls")
+                if not tool_calls:
+                    if not isinstance(said, str) or not said.strip():
+                        raise ModelFailure(MALFORMED)
+                    yield "result", AgentResult(with_caveats(said, calls), calls)
                     return
-                tool_calls = [pending[i] for i in sorted(pending)]
-                said = "".join(parts) or None
-                messages.append({"role": "assistant", "content": said, "tool_calls": tool_calls})
+                if not isinstance(tool_calls, list):
+                    raise ModelFailure(MALFORMED)
+                messages.append({"role": "assistant", "content": said or None,
+                                 "tool_calls": tool_calls})
                 for tc in tool_calls:
                     messages.append(run_tool(ctx, tc, calls, turn_id))
                     yield "tool", calls[-1]
-            raise _Stop("loop")
-        except _Stop as stop:
-            log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": stop.kind}})
-            yield "result", AgentResult(_ERRORS[stop.kind][lang].format(**stop.fmt), calls)
+            raise ModelFailure(LOOP)
+        except ModelFailure as failure:
+            log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": failure.kind}})
+            reply = _ERRORS[failure.kind][lang].format(status=failure.status)
+            yield "result", AgentResult(reply, calls)
 
-    def _stream_completion(self, messages, turn_id, iteration) -> Iterator[tuple[str, Any]]:
-        with _model_call(turn_id, iteration, stream=True) as call:
-            stream = self.client.chat.completions.create(
-                model=self.model, messages=messages, tools=tool_schemas(), stream=True
-            )
-            call["status"] = 200
-            with stream:  # closed on every exit, Stop (GeneratorExit) included
-                for chunk in stream:
-                    if not chunk.choices:
-                        continue
-                    delta = chunk.choices[0].delta
-                    if delta is None:
-                        continue
-                    if delta.content:
-                        yield "delta", delta.content
-                    for tc in delta.tool_calls or []:
-                        yield "tool_delta", tc
+    def _streamed(self, messages: list[dict], fields: dict) -> Generator[
+        tuple[str, Any], None, tuple[str, list[dict]]
+    ]:
+        """Stream one completion: its text deltas are passed on; returns (text, tool calls)."""
+        parts: list[str] = []
+        pending: dict[int, dict] = {}
+        for kind, value in self.model.stream(messages, tools=tool_schemas(), fields=fields):
+            if kind == "delta":
+                parts.append(value)
+                yield "delta", value
+            else:
+                _merge_tool_delta(pending, value)
+        return "".join(parts), [pending[i] for i in sorted(pending)]
 
 
-@contextmanager
-def _model_call(turn_id, iteration, *, stream: bool) -> Iterator[dict]:
-    """One request to the model: the SDK's failures become a _Stop, and it is logged (no text)."""
-    start = time.perf_counter()
-    call: dict[str, Any] = {"status": None}
-    # A stream's chunks are read attribute by attribute: a malformed one may lack any.
-    malformed = (openai.OpenAIError, ValueError, TypeError) + ((AttributeError,) if stream else ())
-    try:
-        yield call
-    except openai.APITimeoutError:
-        raise _Stop("timeout") from None
-    except openai.APIConnectionError:
-        raise _Stop("unreachable") from None
-    except openai.APIStatusError as exc:
-        call["status"] = exc.status_code
-        raise _Stop("status", status=exc.status_code) from None
-    except malformed:
-        raise _Stop("malformed") from None
-    finally:
-        fields = {"turn_id": turn_id, "iteration": iteration, "status": call["status"]}
-        if stream:
-            fields["stream"] = True
-        fields["duration_ms"] = round((time.perf_counter() - start) * 1000, 2)
-        log.info("llm_call", extra={"fields": fields})
+def agent_for(model: ChatModel | None) -> LLMAgent | OfflineAgent:
+    """The app's agent: the model's when one is configured, else the built-in offline one."""
+    return OfflineAgent() if model is None else LLMAgent(model)
 
 
 def _merge_tool_delta(pending: dict[int, dict], tc: Any) -> None:
@@ -284,18 +191,6 @@ def _merge_tool_delta(pending: dict[int, dict], tc: Any) -> None:
         call["function"]["arguments"] += getattr(fn, "arguments", None) or ""
 
 
-def _first_message(completion: Any) -> dict:
-    """The first choice's message as a plain dict; malformed when there is none."""
-    try:
-        msg = completion.choices[0].message
-        data = msg.model_dump(exclude_none=True) if hasattr(msg, "model_dump") else msg
-    except (AttributeError, IndexError, TypeError):
-        raise _Stop("malformed") from None
-    if not isinstance(data, dict):
-        raise _Stop("malformed")
-    return data
-
-
 def with_caveats(reply: str, calls: list[dict]) -> str:
     """The caveat must reach the user verbatim even when the model leaves it out."""
     for call in calls:
@@ -308,7 +203,7 @@ def with_caveats(reply: str, calls: list[dict]) -> str:
 def run_tool(ctx: ToolContext, tc: object, calls: list[dict], turn_id) -> dict:
     """Run one tool call of the model; bad names or arguments are answered, not fatal."""
     if not isinstance(tc, dict) or not isinstance(tc.get("function"), dict):
-        raise _Stop("malformed")
+        raise ModelFailure(MALFORMED)
     name = tc["function"].get("name")
     raw = tc["function"].get("arguments") or "{}"
     try:
@@ -316,13 +211,13 @@ def run_tool(ctx: ToolContext, tc: object, calls: list[dict], turn_id) -> dict:
     except ValueError:
         args = None
     if not isinstance(name, str):
-        raise _Stop("malformed")
+        raise ModelFailure(MALFORMED)
     try:
         result = registry.call_tool(ctx, name, args, turn_id=turn_id)
     except UnknownTool:
         result = {"ok": False, "text": "There is no tool with that name."}
     except ToolArgumentError as exc:
-        result = {"ok": False, "text": f"Invalid arguments: {exc}"}
+        result = refused(str(exc))
     calls.append(
         {"tool": name, "arguments": args if isinstance(args, dict) else {}, "result": result}
     )

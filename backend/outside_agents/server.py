@@ -10,25 +10,28 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Any
 
 import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field as PydanticField
+from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ambient import edits as edit_rules
+from backend import tool_arguments as args
 from backend.db import utcnow
 from backend.errors import TooManyRequests
-from backend.outside_agents import tools, writing
+from backend.outside_agents import tools as tools_
+from backend.outside_agents import writing
 from backend.services import search
 from backend.services import tokens as tokens_service
 from backend.services.tokens import PROPOSE, READ, WRITE, Authority
@@ -45,6 +48,10 @@ NO_TOKEN = (
 )
 BAD_TOKEN = "The token is unknown, expired or revoked. Create a new one in the notes page."
 FOREIGN_ORIGIN = "Requests from another web origin are not allowed here."
+NO_EVENT_STREAM = (
+    "This server is stateless: it sends nothing unasked, so there is no event stream to open "
+    "with GET. Send each request as a POST."
+)
 
 INSTRUCTIONS = (
     "Tools for the user's Markdown notes. When the user says 'this note', 'the current "
@@ -53,72 +60,9 @@ INSTRUCTIONS = (
     "search_notes. Workspace ids look like 'personal' or 'team'; get_active_note tells you "
     "the workspace of the open note. If a result has a caveat, repeat it to the user. "
     "Depending on the token, you may also propose edits the user approves in the page "
-    "(propose_edit, get_proposal) or change notes directly (create_note, edit_note, which "
-    "needs the sha256 of your last read as baseSha256)."
+    "(propose_edit, get_proposal) or change notes directly (create_note, and edit_note, "
+    "which needs the sha256 of your last read of the note as baseSha256)."
 )
-
-MaxBytes = Annotated[
-    int | None,
-    Field(description="Largest number of UTF-8 bytes of note text to return (default 65,536, "
-                      "at most 262,144); a longer note comes back partial."),
-]
-WorkspaceId = Annotated[
-    str, Field(description="The workspace id, such as 'personal' or 'team'.", max_length=64)
-]
-NotePath = Annotated[
-    str,
-    Field(description="Workspace-relative path of the note, such as 'notes/plan.md'.",
-          max_length=4096),
-]
-Query = Annotated[
-    str, Field(description="Words that must all occur in the note (case-insensitive).",
-               max_length=200),
-]
-
-ProposalId = Annotated[str, Field(description="The proposalId propose_edit answered.",
-                                  max_length=36)]
-Summary = Annotated[
-    str | None,
-    Field(description="One line for the user saying what the edit does.", max_length=200),
-]
-BaseSha256 = Annotated[
-    str,
-    Field(description="The sha256 your last read_document of this note answered (16 "
-                      "lowercase hex characters); the edit applies only if the note still "
-                      "has it.", pattern=r"^[0-9a-f]{16}$"),
-]
-
-
-class _Edit(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FindReplace(_Edit):
-    find: str = Field(min_length=1, description="Text that occurs exactly once in the note.")
-    replace: str = Field(description="What replaces it.")
-
-
-class Append(_Edit):
-    append: str = Field(description="Text added at the end of the note, after a line break.")
-
-
-class HeadingAppend(_Edit):
-    heading: str = Field(min_length=1, description="A heading line of the note, such as "
-                         "'## Tasks', that occurs exactly once.")
-    append: str = Field(description="Text added at the end of that heading's section.")
-
-
-ProposeEdits = Annotated[
-    list[FindReplace | Append],
-    Field(min_length=1, max_length=edit_rules.MAX_EDITS,
-          description="Edits against the saved copy, applied together."),
-]
-WriteEdits = Annotated[
-    list[FindReplace | HeadingAppend | Append],
-    Field(min_length=1, max_length=edit_rules.MAX_EDITS,
-          description="Edits against the saved copy, applied together or not at all."),
-]
-NoteText = Annotated[str, Field(description="The new note's Markdown text.")]
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 PROPOSES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
@@ -139,6 +83,8 @@ TOOL_SCOPES = {
 }
 SCOPE_REASON = "scope"
 
+Work = Callable[[Session, Authority, Any], dict]
+
 
 def scope_refusal(tool: str, auth: Authority) -> dict | None:
     """The tool error for a tool beyond the token's scope, naming the scope needed."""
@@ -155,10 +101,6 @@ def scope_refusal(tool: str, auth: Authority) -> dict | None:
     }
 
 
-def _dump(edits: list[BaseModel]) -> list[dict]:
-    return [edit.model_dump() for edit in edits]
-
-
 class ScopedServer(MCPServer):
     """The SDK's server, with tools/list narrowed to what the calling token's scope allows."""
 
@@ -168,153 +110,168 @@ class ScopedServer(MCPServer):
         return ListToolsResult(tools=[t for t in listed if auth.allows(TOOL_SCOPES[t.name])])
 
 
+class _CheckedTool(Tool):
+    """An SDK tool whose arguments are checked by our own model (backend.tool_arguments)
+    before anything runs: a refusal is the documented result, `ok: false` and one plain
+    sentence, never the validator's own text."""
+
+    arguments: type[args.Arguments] = PydanticField(exclude=True)
+    work: Any = PydanticField(exclude=True)  # Work: (db, authority, checked arguments) -> result
+    sessions: Any = PydanticField(exclude=True)  # the app's sessionmaker
+
+    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False
+                  ) -> Any:
+        auth: Authority = context.request_context.request.scope[AUTH_KEY]  # set by McpGuard
+        refused = scope_refusal(self.name, auth)  # before the arguments: the tool is not theirs
+        if refused:
+            return _result(refused)
+        try:
+            checked = self.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            return _result(args.refused(args.problem(exc)))
+        return await anyio.to_thread.run_sync(self._run, auth, checked)
+
+    def _run(self, auth: Authority, checked: args.Arguments) -> CallToolResult:
+        with self.sessions() as db:
+            result = self.work(db, auth, checked)
+        if TOOL_SCOPES[self.name] != READ:  # who changed (or proposed) what; never any text
+            log.info("mcp %s token=%s path=%r ok=%s", self.name, auth.token_id,
+                     result.get("path", getattr(checked, "path", None)), result["ok"])
+        return _result(result)
+
+
+def _result(result: dict) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=result["text"])],
+        structured_content=result,
+        is_error=not result["ok"],
+    )
+
+
+def _tool(sessions: sessionmaker[Session], name: str, description: str,
+          model: type[args.Arguments], work: Work,
+          annotations: ToolAnnotations = READ_ONLY) -> Tool:
+    def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
+        raise NotImplementedError
+
+    base = Tool.from_function(unused, name=name, description=description,
+                              annotations=annotations, structured_output=False)
+    fields = {key: getattr(base, key) for key in Tool.model_fields}
+    fields["parameters"] = args.schema(model)
+    return _CheckedTool(**fields, arguments=model, work=work, sessions=sessions)
+
+
 def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer:
     """The MCP server with its tools; each call opens its own database session."""
-    with _sdk_leaves_logging_alone():
-        server = ScopedServer(
-            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING"
-        )
-
-    def run(
-        ctx: Context,
-        tool: str,
-        work: Callable[[Session, Authority], dict],
-        path: str | None = None,
-    ) -> CallToolResult:
-        auth = ctx.request_context.request.scope[AUTH_KEY]  # set by McpGuard, never absent
-        result = scope_refusal(tool, auth)
-        if result is None:
-            with sessions() as db:
-                result = work(db, auth)
-        if TOOL_SCOPES[tool] != READ:  # who changed (or proposed) what; never any text
-            log.info("mcp %s token=%s path=%r ok=%s", tool, auth.token_id,
-                     result.get("path", path), result["ok"])
-        return CallToolResult(
-            content=[TextContent(type="text", text=result["text"])],
-            structured_content=result,
-            is_error=not result["ok"],
-        )
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+    tools = [
+        _tool(
+            sessions,
+            "get_active_note",
             "Read the note the user is looking at right now in their notes page: its "
             "workspace, path, view, selection and saved text. Call this first whenever the "
             "user says 'this note', 'the current note', 'the note I have open', 'summarise "
             "this' or similar without naming a note, and again for each new request (the "
             "open note may have changed). If the result says 'stale', the saved copy is "
-            "behind the screen: repeat its caveat sentence to the user."
+            "behind the screen: repeat its caveat sentence to the user.",
+            args.McpGetActiveNote,
+            lambda db, auth, a: tools_.get_active_note(
+                db, auth=auth, max_bytes=a.max_bytes, now=utcnow()),
         ),
-    )
-    def get_active_note(ctx: Context, maxBytes: MaxBytes = None) -> CallToolResult:
-        return run(ctx, "get_active_note", lambda db, auth: tools.get_active_note(
-            db, auth=auth, max_bytes=maxBytes, now=utcnow()))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "list_documents",
             "List the notes of one of the user's workspaces (path and size of each). Call "
-            "this when the user asks which notes they have, or to find a note by its name."
+            "this when the user asks which notes they have, or to find a note by its name.",
+            args.McpListDocuments,
+            lambda db, auth, a: tools_.list_documents(
+                db, auth=auth, workspace_id=a.workspace_id),
         ),
-    )
-    def list_documents(ctx: Context, workspaceId: WorkspaceId) -> CallToolResult:
-        return run(ctx, "list_documents", lambda db, auth: tools.list_documents(
-            db, auth=auth, workspace_id=workspaceId))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "read_document",
             "Read one note by its path in a workspace (its saved copy). Call this when the "
-            "user names a note; for 'this note' use get_active_note instead."
+            "user names a note; for 'this note' use get_active_note instead.",
+            args.McpReadDocument,
+            lambda db, auth, a: tools_.read_document(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
+                max_bytes=a.max_bytes),
         ),
-    )
-    def read_document(
-        ctx: Context,
-        workspaceId: WorkspaceId,
-        path: NotePath,
-        maxBytes: MaxBytes = None,
-    ) -> CallToolResult:
-        return run(ctx, "read_document", lambda db, auth: tools.read_document(
-            db, auth=auth, workspace_id=workspaceId, path=path, max_bytes=maxBytes))
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description=(
+        _tool(
+            sessions,
+            "search_notes",
             "Search a workspace's notes for every word of a query (case-insensitive, "
             f"Japanese included); answers up to {search.MAX_RESULTS} notes with the line and a "
-            "snippet. Call this for 'which notes mention ...' or to find a note by its content."
+            "snippet. Call this for 'which notes mention ...' or to find a note by its content.",
+            args.McpSearchNotes,
+            lambda db, auth, a: tools_.search_notes(
+                db, auth=auth, workspace_id=a.workspace_id, query=a.query),
         ),
-    )
-    def search_notes(
-        ctx: Context, workspaceId: WorkspaceId, query: Query
-    ) -> CallToolResult:
-        return run(ctx, "search_notes", lambda db, auth: tools.search_notes(
-            db, auth=auth, workspace_id=workspaceId, query=query))
+        *_writing_tools(sessions, max_note_bytes),
+    ]
+    with _sdk_leaves_logging_alone():
+        return ScopedServer(
+            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING",
+            tools=tools,
+        )
 
-    @server.tool(
-        annotations=PROPOSES,
-        description=(
+
+def _dump(edits: list) -> list[dict]:
+    return [edit.model_dump() for edit in edits]
+
+
+def _writing_tools(sessions: sessionmaker[Session], max_note_bytes: int) -> list[Tool]:
+    """propose_edit and get_proposal (scope propose), create_note and edit_note (write)."""
+    return [
+        _tool(
+            sessions,
+            "propose_edit",
             "Propose an edit of a note for the user to apply or discard in their notes page; "
             "it never changes the note by itself. Each 'find' must occur exactly once in the "
             "saved copy (include enough surrounding text); 'append' adds at the end. Leave "
             "out workspaceId and path for the note the user has open. Answers a proposalId "
-            "and the diff; call get_proposal later to learn whether the user applied it."
+            "and the diff; call get_proposal later to learn whether the user applied it.",
+            args.McpProposeEdit,
+            lambda db, auth, a: writing.propose_edit(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
+                edits=_dump(a.edits), summary=a.summary, max_bytes=max_note_bytes,
+                now=utcnow()),
+            PROPOSES,
         ),
-    )
-    def propose_edit(
-        ctx: Context,
-        edits: ProposeEdits,
-        workspaceId: WorkspaceId | None = None,
-        path: NotePath | None = None,
-        summary: Summary = None,
-    ) -> CallToolResult:
-        return run(ctx, "propose_edit", lambda db, auth: writing.propose_edit(
-            db, auth=auth, workspace_id=workspaceId, path=path, edits=_dump(edits),
-            summary=summary, max_bytes=max_note_bytes, now=utcnow()), path)
-
-    @server.tool(
-        annotations=READ_ONLY,
-        description="The status of a proposal you made: pending, applied (with the note's "
-        "revision) or discarded.",
-    )
-    def get_proposal(ctx: Context, proposalId: ProposalId) -> CallToolResult:
-        return run(ctx, "get_proposal", lambda db, auth: writing.get_proposal(
-            db, auth=auth, proposal_id=proposalId))
-
-    @server.tool(
-        annotations=WRITES,
-        description="Create a new note at a path that is free; an existing note is never "
-        "overwritten (the call fails and changes nothing).",
-    )
-    def create_note(
-        ctx: Context, workspaceId: WorkspaceId, path: NotePath, text: NoteText
-    ) -> CallToolResult:
-        return run(ctx, "create_note", lambda db, auth: writing.create_note(
-            db, auth=auth, workspace_id=workspaceId, path=path, text=text,
-            max_bytes=max_note_bytes, now=utcnow()), path)
-
-    @server.tool(
-        annotations=WRITES,
-        description=(
-            "Change a note directly. Pass the sha256 your last read_document answered as "
+        _tool(
+            sessions,
+            "get_proposal",
+            "The status of a proposal you made: pending, applied (with the note's revision "
+            "when the server applied it) or discarded.",
+            args.McpGetProposal,
+            lambda db, auth, a: writing.get_proposal(db, auth=auth, proposal_id=a.proposal_id),
+        ),
+        _tool(
+            sessions,
+            "create_note",
+            "Create a new note at a path that is free; an existing note is never "
+            "overwritten (the call fails and changes nothing).",
+            args.McpCreateNote,
+            lambda db, auth, a: writing.create_note(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path, text=a.text,
+                max_bytes=max_note_bytes, now=utcnow()),
+            WRITES,
+        ),
+        _tool(
+            sessions,
+            "edit_note",
+            "Change a note directly. Pass the sha256 your last read of the note answered as "
             "baseSha256: the edits apply only if the note has not changed since. Each 'find' "
             "must occur exactly once; {heading, append} adds to the end of the section under "
             "that heading line (which must occur exactly once). Any failure changes nothing; "
-            "read the note again and retry. Answers the new revision and sha256."
+            "read the note again and retry. Answers the new revision and sha256.",
+            args.McpEditNote,
+            lambda db, auth, a: writing.edit_note(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
+                base_sha256=a.base_sha256, edits=_dump(a.edits), max_bytes=max_note_bytes,
+                now=utcnow()),
+            WRITES,
         ),
-    )
-    def edit_note(
-        ctx: Context,
-        workspaceId: WorkspaceId,
-        path: NotePath,
-        baseSha256: BaseSha256,
-        edits: WriteEdits,
-    ) -> CallToolResult:
-        return run(ctx, "edit_note", lambda db, auth: writing.edit_note(
-            db, auth=auth, workspace_id=workspaceId, path=path, base_sha256=baseSha256,
-            edits=_dump(edits), max_bytes=max_note_bytes, now=utcnow()), path)
-
-    return server
+    ]
 
 
 @contextmanager
@@ -355,6 +312,14 @@ class McpGuard:
         headers = Headers(scope=scope)
         if headers.get("origin") is not None and not self.same_origin(scope):
             await JSONResponse({"detail": FOREIGN_ORIGIN}, status_code=403)(scope, receive, send)
+            return
+        if scope["method"] == "GET":
+            # Stateless mode never sends unasked, so the transport's GET stream would stay
+            # open with nothing in it (and outlive a revoked token): refuse it, as the
+            # transport allows, before any token lookup or rate budget is spent.
+            response = JSONResponse({"detail": NO_EVENT_STREAM}, status_code=405,
+                                    headers={"Allow": "POST, DELETE"})
+            await response(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
         auth = await anyio.to_thread.run_sync(self._authority, token) if token else None

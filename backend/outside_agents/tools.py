@@ -3,8 +3,8 @@
 The authority here is the token's user and their workspace membership (no delivery row,
 no key session), narrowed by the token's reach (SPEC §14): a workspace outside it answers
 like one the user is not a member of, a note outside its folder like a missing note.
-Reading, framing and the access messages are the assistant's own (backend.assistant.tools),
-so both channels say the same thing for the same failure.
+Reading, listing, searching and their wording are the shared service's
+(backend.services.notes_reading), so both channels say the same thing for the same case.
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from ambient.paths import PathError, normalize_path
-from backend.assistant import tools as assistant_tools
-from backend.assistant.tools import BAD_PATH, MISSING_DOCUMENT, NOT_MEMBER, clamp_max_bytes
 from backend.services import active_note as active_note_service
-from backend.services import search, workspaces
+from backend.services import notes_reading as reading
+from backend.services import workspaces
 from backend.services.tokens import WRITE, Authority
 
 SHARING_OFF = "sharing_off"
 NO_ACTIVE_NOTE = "no_active_note"
-SEARCH_REFUSED = "bad_query"
 
 SHARING_OFF_TEXT = (
     "The user has not switched on sharing of their active note with outside agents, so I "
@@ -45,23 +43,25 @@ def no_access(db: Session, auth: Authority, workspace_id: str, path: object = No
     if not auth.reaches(workspace_id) or not workspaces.is_member(
         db, user_id=auth.user_id, workspace_id=workspace_id
     ):
-        return assistant_tools.failure(NOT_MEMBER)
+        return reading.failure(reading.NOT_MEMBER)
     if path is None:
         return None
     try:
         nfc = normalize_path(path)
     except PathError:
-        return assistant_tools.failure(BAD_PATH)
-    return None if auth.reaches(workspace_id, nfc) else assistant_tools.failure(MISSING_DOCUMENT)
+        return reading.failure(reading.BAD_PATH)
+    return None if auth.reaches(workspace_id, nfc) else reading.failure(reading.MISSING_DOCUMENT)
+
+
+def _reached(auth: Authority, workspace_id: str):
+    return lambda path: auth.reaches(workspace_id, path)
 
 
 def list_documents(db: Session, *, auth: Authority, workspace_id: str) -> dict:
     refused = no_access(db, auth, workspace_id)
     if refused:
         return refused
-    return assistant_tools.list_saved(
-        db, workspace_id, keep=lambda path: auth.reaches(workspace_id, path)
-    )
+    return reading.list_saved(db, workspace_id, keep=_reached(auth, workspace_id))
 
 
 def read_document(
@@ -70,10 +70,10 @@ def read_document(
     refused = no_access(db, auth, workspace_id, path)
     if refused:
         return refused
-    result = assistant_tools.read_saved(db, workspace_id, path, clamp_max_bytes(max_bytes))
+    result = reading.read_saved(db, workspace_id, path, reading.clamp_max_bytes(max_bytes))
     if not result["ok"]:
         return result
-    framed = with_sha256(assistant_tools.frame(result, "Note"), result, auth)
+    framed = with_sha256(reading.frame(result, "Note"), result, auth)
     framed["workspaceId"] = workspace_id
     return framed
 
@@ -93,17 +93,7 @@ def search_notes(db: Session, *, auth: Authority, workspace_id: str, query: str)
     refused = no_access(db, auth, workspace_id)
     if refused:
         return refused
-    try:
-        hits = search.search(db, workspace_id=workspace_id, query=query)
-    except search.InvalidQuery as exc:  # the search's own plain message (empty, too long, ...)
-        return {"ok": False, "reason": SEARCH_REFUSED, "text": exc.message}
-    hits = [h for h in hits if auth.reaches(workspace_id, h["path"])]
-    if hits:
-        lines = "\n".join(f"- {h['path']}, line {h['line']}: {h['snippet']}" for h in hits)
-        text = f"Notes in workspace {workspace_id} that mention it ({len(hits)}):\n{lines}"
-    else:
-        text = f"No note in workspace {workspace_id} contains every word of that search."
-    return {"ok": True, "workspaceId": workspace_id, "results": hits, "text": text}
+    return reading.search_saved(db, workspace_id, query, keep=_reached(auth, workspace_id))
 
 
 def active_or_failure(
@@ -129,18 +119,17 @@ def get_active_note(db: Session, *, auth: Authority, max_bytes: int | None, now:
     if isinstance(active, dict):
         return active
     pointer = active.pointer
-    result = assistant_tools.read_saved(
-        db, active.workspace_id, pointer.path, clamp_max_bytes(max_bytes)
+    result = reading.read_saved(
+        db, active.workspace_id, pointer.path, reading.clamp_max_bytes(max_bytes)
     )
     if not result["ok"]:
         return result
-    assistant_tools.compare_with_pointer(result, pointer, need_flushed=False)
-    framed = assistant_tools.frame(result, assistant_tools.ACTIVE_HEADING)
-    framed = with_sha256(framed, result, auth)
+    reading.compare_with_pointer(result, pointer, need_flushed=False)
+    framed = with_sha256(reading.frame(result, reading.ACTIVE_HEADING), result, auth)
     framed.update(
         workspaceId=active.workspace_id,
         view=pointer.view,
-        selection=assistant_tools.selection_of(pointer),
+        selection=reading.selection_of(pointer),
         publishedAt=active.refreshed_at.isoformat().replace("+00:00", "Z"),
     )
     return framed

@@ -15,12 +15,12 @@ from sqlalchemy.orm import Session
 
 from ambient import edits as edit_rules
 from ambient import pointer as codec
-from backend.assistant import tools as assistant_tools
-from backend.assistant.tools import CAVEAT
 from backend.errors import BadRequest, Conflict, PreconditionFailed, TooLarge
 from backend.errors import NotFound as NotFoundError
 from backend.outside_agents.tools import active_or_failure, no_access
 from backend.services import documents, proposals
+from backend.services import notes_reading as reading
+from backend.services.notes_reading import CAVEAT
 from backend.services.source import Source
 from backend.services.tokens import Authority
 
@@ -67,7 +67,7 @@ def propose_edit(
     refused = no_access(db, auth, workspace_id, path)
     if refused:
         return refused
-    doc = assistant_tools.fetch_saved(db, workspace_id, path)
+    doc = reading.fetch(db, workspace_id, path)
     if isinstance(doc, dict):
         return doc
     text, revision, doc_path = doc.content, doc.revision, doc.path
@@ -179,7 +179,7 @@ def edit_note(
     refused = no_access(db, auth, workspace_id, path)
     if refused:
         return refused
-    doc = assistant_tools.fetch_saved(db, workspace_id, path)
+    doc = reading.fetch(db, workspace_id, path)
     if isinstance(doc, dict):
         return doc
     text, revision, doc_path = doc.content, doc.revision, doc.path

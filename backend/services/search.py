@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from sqlalchemy import Select, literal_column, select, table, text
+from sqlalchemy import Select, literal_column, or_, select, table, text
 from sqlalchemy.orm import Session
 
 from backend.db import storable
@@ -103,13 +103,21 @@ def _fts_phrase(term: str) -> str:
 def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[Any]:
     """SELECT id, path of the workspace's notes that contain every term."""
     stmt = select(Document.id, Document.path).where(Document.workspace_id == workspace_id)
-    if dialect == "postgresql":
-        # Each ILIKE is served by the trigram GIN index (terms under 3 characters by a scan).
-        for term in terms:
-            stmt = stmt.where(Document.content.ilike(_like_pattern(term), escape=_LIKE_ESCAPE))
-        return stmt
     long_terms = [t for t in terms if len(t) >= TRIGRAM]
     short_terms = [t for t in terms if len(t) < TRIGRAM]
+    for term in short_terms:
+        # Trigrams cannot find 1-2 characters: LIKE within SQL over the notes the index left
+        # (all of the workspace's notes when every word is short), once per spelling of the
+        # word's case, since neither database folds letters beyond ASCII in LIKE (Ω and ω).
+        stmt = stmt.where(or_(*(
+            Document.content.like(_like_pattern(spelling), escape=_LIKE_ESCAPE)
+            for spelling in case_spellings(term)
+        )))
+    if dialect == "postgresql":
+        # Each ILIKE is served by the trigram GIN index.
+        for term in long_terms:
+            stmt = stmt.where(Document.content.ilike(_like_pattern(term), escape=_LIKE_ESCAPE))
+        return stmt
     if long_terms:
         fts = table(FTS_TABLE)
         phrases = " AND ".join(_fts_phrase(t) for t in long_terms)
@@ -119,11 +127,18 @@ def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[Any]:
             .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=phrases))
         )
         stmt = stmt.where(Document.id.in_(matched))
-    for term in short_terms:
-        # Trigrams cannot find 1-2 characters: LIKE within SQL, over the notes the index
-        # left (all of the workspace's notes when every word is short).
-        stmt = stmt.where(Document.content.like(_like_pattern(term), escape=_LIKE_ESCAPE))
     return stmt
+
+
+def case_spellings(term: str) -> list[str]:
+    """Every spelling of a short `term` in upper, lower and title case, letter by letter
+    (ω → ω, Ω; ς → ς, Σ, σ), so a case-sensitive LIKE finds the word in any case."""
+    spellings = [""]
+    for char in term:
+        forms = {char, char.lower(), char.upper(), char.title(), char.casefold()}
+        forms |= {f.lower() for f in forms} | {f.upper() for f in forms}
+        spellings = [s + form for s in spellings for form in sorted(forms)]
+    return spellings
 
 
 def place(content: str, terms: list[str]) -> tuple[int, str]:

@@ -33,6 +33,13 @@ def test_sharing_is_off_by_default_and_per_user(alice_client, bob_client):
     assert bob_client.get("/api/active-note/sharing").json() == {"enabled": False}
 
 
+@pytest.mark.parametrize("value", ["yes", "true", 1, 0, None])
+def test_the_sharing_switch_takes_true_or_false_only(bob_client, value):
+    r = bob_client.put("/api/active-note/sharing", json={"enabled": value})
+    assert r.status_code == 422 and r.json()["detail"].startswith("The request is invalid")
+    assert bob_client.get("/api/active-note/sharing").json() == {"enabled": False}
+
+
 def test_with_sharing_off_a_publication_gets_409_and_stores_nothing(alice_client, db_session):
     r = publish(alice_client, WIRE)
     assert r.status_code == 409 and "switched off" in r.json()["detail"]

@@ -20,7 +20,7 @@ from assistant_helpers import (
 from sqlalchemy import select, update
 
 from ambient import pointer as codec
-from backend.assistant import ingress
+from backend.assistant import deliveries
 from backend.models import Conversation, KeySession, Message
 
 TEXT = "# Plan\n\nShip it.\n"
@@ -276,7 +276,7 @@ def test_purge_expired_removes_only_expired_rows(setup):
     ok_turn(client, cid, "hi", key=key)
     ok_turn(client, other, "hi", key=key)
     with app.state.sessionmaker() as db:
-        gone = ingress.purge_expired(db, now=datetime.now(UTC) + timedelta(minutes=16))
+        gone = deliveries.purge_expired(db, now=datetime.now(UTC) + timedelta(minutes=16))
     assert gone == 2
     assert row(app, cid) is None and row(app, other) is None
 

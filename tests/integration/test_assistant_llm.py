@@ -14,15 +14,13 @@ from assistant_helpers import CAVEAT, header_for, key_session, new_id, ok_turn, 
 from conftest import seed_world, sign_in
 from fastapi.testclient import TestClient
 
-from backend.assistant.llm import (
-    MAX_ITERATIONS,
+from backend.assistant.llm import MAX_ITERATIONS, SYSTEM_PROMPT, LLMAgent
+from backend.assistant.model import (
+    FALLBACK_MODEL,
+    LIST_RETRY_SECONDS,
     OPENAI_BASE_URL,
     OPENAI_DEFAULT_MODEL,
-    SYSTEM_PROMPT,
-    LLMAgent,
 )
-from backend.assistant.turns import make_agent
-from backend.config import Settings
 
 NOTE = "# Trip\n\nPack the passport.\n"
 
@@ -35,7 +33,7 @@ class FakeChat:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.chunk_delay = 0.0  # seconds between streamed chunks
-        self.models = ["llama3.2:3b", "qwen2.5:7b"]  # what GET /v1/models lists
+        self.models: list[str] | None = ["llama3.2:3b", "qwen2.5:7b"]  # GET /v1/models
         self.gets: list[str] = []
         self.aborted = threading.Event()  # a streamed answer's reader went away
         fake = self
@@ -68,9 +66,10 @@ class FakeChat:
                 fake.gets.append(self.path)
                 data = json.dumps({"object": "list", "data": [
                     {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                    for m in fake.models
+                    for m in fake.models or []
                 ]}).encode()
-                self.send_response(200 if self.path == "/v1/models" else 404)
+                listed = 200 if fake.models is not None else 503  # None: the listing fails
+                self.send_response(listed if self.path == "/v1/models" else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -297,8 +296,8 @@ def test_the_model_proposes_edits_under_the_same_rules(world, fake):
                    note=header_for(pointer(NOTE, "trip.md")))
     results = [c["result"] for c in body["toolCalls"]]
     assert results[0]["ok"] is False and results[0]["reason"] == "edit_ambiguous"
-    assert results[1] == {"ok": False, "text": "Invalid arguments: There are 21 edits; at most "
-                          "20 are allowed."}
+    assert results[1] == {"ok": False, "reason": "bad_arguments",
+                          "text": "Invalid arguments: There are 21 edits; at most 20 are allowed."}
     assert results[2]["ok"] is True and "+Pack the visa." in results[2]["diff"]
     # The model read each answer, and the note itself is unchanged until the user applies it.
     last = fake.requests[3]["messages"]
@@ -322,9 +321,30 @@ def test_one_setting_is_enough_the_model_is_the_first_the_server_lists(app_facto
     assert fake.gets == ["/v1/models"]  # listed once, then remembered
 
 
-def test_an_api_key_alone_selects_openai_itself():
-    agent = make_agent(Settings(llm_api_key="sk-test", secret_key="x" * 40))
-    assert isinstance(agent, LLMAgent)
-    assert str(agent.client.base_url).rstrip("/") == OPENAI_BASE_URL
-    assert agent.model == OPENAI_DEFAULT_MODEL
-    assert make_agent(Settings(secret_key="x" * 40)).name == "offline"
+def test_a_failing_model_list_is_asked_at_most_once_a_minute(app_factory, fake):
+    fake.models = None  # GET /v1/models answers 503
+    app = app_factory(llm_base_url=fake.url, llm_timeout_seconds=5)  # no model set
+    now = [1000.0]
+    app.state.model.clock = lambda: now[0]
+    seed_world(app)
+    client = sign_in(TestClient(app), "alice")
+    ok_turn(client, new_id(), "hello")
+    now[0] += LIST_RETRY_SECONDS - 1
+    ok_turn(client, new_id(), "hello")
+    assert fake.gets == ["/v1/models"]  # the failure is remembered: not asked every turn
+    assert [r["model"] for r in fake.requests] == [FALLBACK_MODEL, FALLBACK_MODEL]
+    fake.models = ["qwen2.5:7b"]  # the server recovers; after the interval it is asked again
+    now[0] += 2
+    ok_turn(client, new_id(), "hello")
+    ok_turn(client, new_id(), "hello")
+    assert fake.gets == ["/v1/models", "/v1/models"]
+    assert [r["model"] for r in fake.requests][2:] == ["qwen2.5:7b", "qwen2.5:7b"]
+
+
+def test_an_api_key_alone_selects_openai_itself(app_factory):
+    app = app_factory(llm_api_key="sk-test")
+    assert isinstance(app.state.agent, LLMAgent)
+    assert str(app.state.model.client.base_url).rstrip("/") == OPENAI_BASE_URL
+    assert app.state.model.name() == OPENAI_DEFAULT_MODEL  # no listing asked
+    assert app_factory().state.agent.name == "offline"
+    assert app_factory().state.model is None

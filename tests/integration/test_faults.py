@@ -28,7 +28,7 @@ from reliability_helpers import (
 
 from ambient.capture import capture
 from ambient.store import AmbientStore
-from backend.assistant import ingress
+from backend.assistant import deliveries
 from backend.db import utcnow
 
 TEXT = "# Restart\n\nThe row must outlive the process.\n"
@@ -85,7 +85,7 @@ def test_purge_expired_deletes_exactly_the_expired_rows(app, alice_client):
     for cid, expires_at in zip(cids, expiries, strict=True):
         set_row(app, cid, expires_at=expires_at)
     with app.state.sessionmaker() as db:
-        assert ingress.purge_expired(db, now=now) == 3  # expires_at <= now
+        assert deliveries.purge_expired(db, now=now) == 3  # expires_at <= now
     assert [row(app, cid) is not None for cid in cids] == [False, False, False, True, True]
 
 

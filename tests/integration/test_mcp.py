@@ -206,6 +206,27 @@ def test_a_token_opens_mcp_until_it_expires_or_is_revoked(live):
     assert live.refused(None, Cookie="; ".join(f"{k}={v}" for k, v in cookie.items())) == 401
 
 
+def test_get_is_405_at_once_and_nothing_stays_open_after_a_revocation(live):
+    token = live.token("alice")
+    headers = {"Authorization": f"Bearer {token}", "Accept": "text/event-stream"}
+    with httpx.Client(base_url=live.base, timeout=10) as http:
+        for _ in range(3):  # a bounded read: the answer is complete, no stream is held
+            with http.stream("GET", "/mcp", headers=headers) as response:
+                body = response.read()
+            assert response.status_code == 405, body
+            assert response.headers["allow"] == "POST, DELETE"
+            assert b"POST" in body
+        # The official client never needs GET here: a whole session works, then revocation
+        # stops the very next request (each one is a whole POST; nothing outlives it).
+        assert live.call(token, "list_documents", workspaceId="personal")["ok"] is True
+        token_id = live.user("alice").get("/api/tokens").json()[0]["id"]
+        assert live.user("alice").delete(f"/api/tokens/{token_id}").status_code == 204
+        assert live.refused(token) == 401
+        with http.stream("GET", "/mcp", headers=headers) as response:
+            response.read()
+        assert response.status_code == 405
+
+
 def test_another_origin_gets_403_and_the_own_origin_passes(live):
     token = live.token("alice")
     assert live.refused(token, Origin="http://evil.example") == 403
@@ -359,6 +380,28 @@ def test_document_tools_answer_members_and_refuse_others_with_the_same_messages(
     assert bad["text"] == access_failure_message(BAD_PATH)
     missing = live.call(alice, "read_document", workspaceId="personal", path="nope.md")
     assert missing["text"] == access_failure_message(MISSING_DOCUMENT)
+
+
+def test_invalid_arguments_are_a_tool_error_in_plain_words(live):
+    alice = live.token("alice")
+    live.note("alice", "personal", "plan.md", NOTE)
+    doc = {"workspaceId": "personal", "path": "plan.md"}
+    for name, arguments, message in (
+        ("read_document", {**doc, "maxBytes": "100"}, "'maxBytes' must be an integer."),
+        ("read_document", {**doc, "maxBytes": True}, "'maxBytes' must be an integer."),
+        ("get_active_note", {"maxBytes": 1.5}, "'maxBytes' must be an integer."),
+        ("read_document", {"workspaceId": "personal"}, "'path' is required."),
+        ("read_document", {**doc, "path": 7}, "'path' must be a string."),
+        ("list_documents", {"workspaceId": "personal", "folder": "notes"},
+         "'folder' is not an argument of this tool."),
+        ("search_notes", {"workspaceId": "personal", "query": "q" * 201},
+         "'query' must be at most 200 characters."),
+    ):
+        got = live.call(alice, name, **arguments)
+        assert got == {"ok": False, "reason": "bad_arguments",
+                       "text": f"Invalid arguments: {message}"}, (name, arguments)
+    # The same call with good arguments answers.
+    assert live.call(alice, "read_document", **doc, maxBytes=100)["content"] == NOTE
 
 
 def test_one_users_token_never_reaches_another_users_notes(live):

@@ -301,6 +301,21 @@ def test_letters_beyond_ascii_follow_the_database(db_url, alice_client):
     assert find(alice_client, "ÄPFEL pears") == expected  # same case: found everywhere
 
 
+def test_short_words_fold_case_beyond_ascii_on_both_databases(alice_client):
+    put(alice_client, "upper.md", "angle Ω here\n")
+    put(alice_client, "lower.md", "small ω there\n")
+    put(alice_client, "greek.md", "ΣΑ and more\n")
+    put(alice_client, "other.md", "nothing greek\n")
+    for q in ("ω", "Ω"):
+        assert paths(find(alice_client, q)) == {"upper.md", "lower.md"}, q
+    placed = {r["path"]: (r["line"], r["snippet"]) for r in find(alice_client, "ω")}
+    assert placed["upper.md"] == (1, "angle Ω here")
+    assert paths(find(alice_client, "σα")) == {"greek.md"}  # two letters, both folded
+    assert paths(find(alice_client, "ςα")) == {"greek.md"}  # final sigma's capital is Σ
+    assert paths(find(alice_client, "Σα more")) == {"greek.md"}
+    assert find(alice_client, "ψ") == []
+
+
 # --- the placement rules alone (no database) -------------------------------------------------
 
 

@@ -256,6 +256,13 @@ def test_tools_endpoint_unknown_tool_and_bad_arguments(world):
     assert call_tool(client, cid, "read_active_note", {"maxBytes": "10"}).status_code == 422
     assert call_tool(client, cid, "read_active_note", {"maxBytes": True}).status_code == 422
     assert call_tool(client, cid, "read_active_note", {"maxBytes": 1.5}).status_code == 422
+    assert call_tool(client, cid, "read_active_note", {"maxBytes": 4096.0}).status_code == 422
+    # The schema forbids other keys, and so does the check; the message is one plain sentence.
+    r = call_tool(client, cid, "read_document", {"path": "plan.md", "mode": "raw"})
+    assert r.status_code == 422
+    assert r.json()["detail"] == "'mode' is not an argument of this tool."
+    r = call_tool(client, cid, "read_active_note", {"maxBytes": "10"})
+    assert r.json()["detail"] == "'maxBytes' must be an integer."
     r = client.post(f"/api/assistant/conversations/{cid}/tools/read_active_note", json=[1])
     assert r.status_code == 422
     r = client.post(

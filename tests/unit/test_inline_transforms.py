@@ -1,10 +1,10 @@
-"""Every offline transform of the inline command, on the awkward cases (assistant.inline)."""
+"""Every offline transform of the inline command, on the awkward cases."""
 
 from __future__ import annotations
 
 import pytest
 
-from backend.assistant.inline import (
+from backend.assistant.inline_transforms import (
     BULLET,
     DEDUPE,
     JOIN,

@@ -93,3 +93,21 @@ def test_the_contract_constants_are_spelled_once():
                 assert not any(group <= value for group in groups), f"{where} lists {value}"
             else:
                 assert value not in contract.FRAME_KINDS, f"{where}: kind = {value!r}"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_lower_layers_never_reach_up_into_the_api():
+    lower = _sources("backend/services", "backend/assistant", "backend/outside_agents")
+    lower += [ROOT / "backend/throttle.py", ROOT / "backend/tool_arguments.py"]
+    for module in lower:
+        reaching = {name for name in _imported_modules(module) if name.startswith("backend.api")}
+        assert not reaching, f"{module.relative_to(ROOT)} imports {sorted(reaching)}"

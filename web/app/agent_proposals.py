@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import quote
 
+from js import document
 from pyscript.js_modules import editor
 
 from app.agent_proposals_model import PENDING_QUERY, POLL_SECONDS, URL, reconcile, title
@@ -29,7 +30,12 @@ class AgentProposals:
         self.settled: set[str] = set()
         self.el = h("section", {"class": "agent-proposals", "data-testid": "agent-proposals",
                                 "aria-label": "Edits proposed by your agents", "hidden": True})
+        listeners.on(document, "visibilitychange", self._on_visibility)
         spawn(self._poll())
+
+    async def _on_visibility(self, event) -> None:
+        if editor.pageVisible() and self.el.isConnected:  # back in view: look at once
+            await self.refresh()
 
     async def _poll(self) -> None:
         await asyncio.sleep(0)  # let the shell attach `el` first

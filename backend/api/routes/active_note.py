@@ -20,7 +20,7 @@ router = APIRouter(prefix="/api/active-note", tags=["active-note"])
 
 
 class SharingIO(BaseModel):
-    enabled: bool
+    enabled: bool = Field(strict=True)  # true or false only: "yes" and 1 are 422
 
 
 class PublicationIn(BaseModel):

@@ -16,11 +16,10 @@ from pydantic.alias_generators import to_camel
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import MAX_HEADER_BYTES
-from backend.api.deps import CurrentUser, SessionDep, SettingsDep
-from backend.assistant import ingress, registry, turns
+from backend.api.deps import AgentDep, CurrentUser, SessionDep, per_user
+from backend.assistant import conversations, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.errors import NotFound, error_responses
-from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
@@ -117,7 +116,7 @@ def post_turn(
     body: TurnIn,
     user: CurrentUser,
     db: SessionDep,
-    settings: SettingsDep,
+    agent: AgentDep,
     key_session: Annotated[
         str | None,
         Header(alias=KEY_SESSION_HEADER, description="The workspace's key session id."),
@@ -149,7 +148,6 @@ def post_turn(
         "ambient_header": ambient_note,
         "ambient_off": (ambient_off or "").strip() == "1",
     }
-    agent = turns.make_agent(settings)
     if "text/event-stream" in (accept or ""):
         # The checks (401/403/404/422) answer before any event; then the reply streams.
         started = turns.start_turn(db, **args)
@@ -174,15 +172,16 @@ def post_turn(
     responses=error_responses(401, 404),
 )
 def get_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) -> ConversationOut:
-    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    stored_calls = conversations.message_tool_calls
     messages = [
         MessageOut(
             role=m.role,
             content=m.content,
-            tool_calls=[ToolCallOut(**c) for c in _well_formed(ingress.message_tool_calls(m))],
+            tool_calls=[ToolCallOut(**c) for c in _well_formed(stored_calls(m))],
             created_at=m.created_at,
         )
-        for m in ingress.list_messages(db, conversation_id=conv.id)
+        for m in conversations.list_messages(db, conversation_id=conv.id)
     ]
     return ConversationOut(
         conversation_id=conv.id, workspace_id=conv.workspace_id, messages=messages
@@ -202,7 +201,7 @@ def call_tool(
     db: SessionDep,
     arguments: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> dict[str, Any]:
-    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user.id)
     if name not in registry.SPECS:
         raise NotFound("There is no tool with that name.")
     ctx = ToolContext(db=db, conversation_id=conv.id, user_id=user.id)

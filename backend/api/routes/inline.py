@@ -8,12 +8,10 @@ from pydantic.alias_generators import to_camel
 
 from ambient import inline_context
 from ambient.paths import PathError, check_path
-from backend.api.deps import CurrentUser, SessionDep, SettingsDep
-from backend.assistant import inline, turns
-from backend.assistant.llm import LLMAgent
+from backend.api.deps import CurrentUser, ModelDep, SessionDep, per_user
+from backend.assistant import inline
 from backend.errors import error_responses
 from backend.services import workspaces as workspaces_service
-from backend.throttle import per_user
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
@@ -76,9 +74,7 @@ class InlineOut(BaseModel):
     responses=error_responses(401, 403, 422, 429),
     dependencies=[Depends(per_user("inline"))],  # backend.throttle: 429 past route_rate_limit
 )
-def post_inline(
-    body: InlineIn, user: CurrentUser, db: SessionDep, settings: SettingsDep
-) -> InlineOut:
+def post_inline(body: InlineIn, user: CurrentUser, db: SessionDep, model: ModelDep) -> InlineOut:
     workspaces_service.require_member(db, user_id=user.id, workspace_id=body.workspace_id)
     selection = body.selection
     problem = inline_context.check(selection.text, body.before, body.after)
@@ -89,16 +85,11 @@ def post_inline(
         problem = "The selection's from and to do not match the length of its text."
     if problem is not None:
         raise HTTPException(status_code=422, detail=problem)
-    agent = turns.make_agent(settings)  # the chat's choice: a configured model, or offline
-    if isinstance(agent, LLMAgent):
-        answer = inline.ask_model(
-            agent.client,
-            model=agent.model,
-            instruction=body.instruction,
-            selection=selection.text,
-            before=body.before,
-            after=body.after,
-        )
-    else:
-        answer = inline.offline(body.instruction, selection.text)
+    answer = inline.answer(  # the chat's choice: the app's model, or the offline transforms
+        model,
+        instruction=body.instruction,
+        selection=selection.text,
+        before=body.before,
+        after=body.after,
+    )
     return InlineOut(replacement=answer.replacement, explanation=answer.explanation)

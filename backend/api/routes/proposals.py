@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
-from backend.assistant import ingress
+from backend.assistant import conversations
 from backend.errors import error_responses
 from backend.models.proposals import EditProposal
 from backend.services import proposals as service
@@ -62,7 +62,7 @@ def _out(p: EditProposal) -> ProposalOut:
 
 
 def _owned(db, conversation_id: str, proposal_id: str, user_id: int) -> EditProposal:
-    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user_id)
+    conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user_id)
     return service.get_owned(
         db, conversation_id=conv.id, proposal_id=proposal_id, user_id=user_id
     )
@@ -75,7 +75,7 @@ def _owned(db, conversation_id: str, proposal_id: str, user_id: int) -> EditProp
     responses=error_responses(401, 404),
 )
 def list_proposals(conversation_id: str, user: CurrentUser, db: SessionDep) -> ProposalList:
-    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user.id)
     found = service.list_for(db, conversation_id=conv.id, user_id=user.id)
     return ProposalList(proposals=[_out(p) for p in found])
 

@@ -30,7 +30,8 @@ Scope = Literal["read", "propose", "write"]
 
 class TokenIn(_Camel):
     name: TokenName
-    expires_in_days: int = Field(ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
+    # Strict: JSON's true is not 1 (nor "7" a number of days).
+    expires_in_days: int = Field(strict=True, ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
     scope: Scope = Field(
         default="read",
         description="read: the four reading tools; propose: also propose_edit and "
