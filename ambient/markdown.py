@@ -87,6 +87,16 @@ def visible_lines(text: str):
             yield number, line
 
 
+def heading_lines(text: str) -> list[tuple[int, int, str]]:
+    """(line, level, source line) of every heading, ATX or setext, outside code blocks."""
+    source = lines(text)
+    return [
+        (token.map[0] + 1, int(token.tag[1]), source[token.map[0]])
+        for token in _tokens(text)
+        if token.type == "heading_open" and token.map
+    ]
+
+
 def _indent_width(prefix: str) -> int:
     return sum(4 if ch == "\t" else 1 for ch in prefix)
 

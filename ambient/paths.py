@@ -66,6 +66,19 @@ def normalize_path(path: object) -> str:
     return check_path(unicodedata.normalize("NFC", path))
 
 
+def normalize_folder(folder: object) -> str:
+    """A workspace-relative folder as stored for a token's reach: `normalize_path`'s rules,
+    without a trailing '/'."""
+    if isinstance(folder, str) and folder.endswith("/"):
+        folder = folder[:-1]
+    return normalize_path(folder)
+
+
+def under_folder(path: str, folder: str | None) -> bool:
+    """Is the (normalized) note `path` inside `folder` (None: anywhere)?"""
+    return folder is None or path.startswith(folder + "/")
+
+
 def is_valid_path(path: object) -> bool:
     try:
         check_path(path)

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.routes import (
     active_note,
+    agent_proposals,
     assistant,
     conversations,
     documents,
@@ -128,7 +129,7 @@ def create_app(settings: Settings) -> FastAPI:
         return HealthOut(status="ok")
 
     routers = (session, workspaces, documents, search, key_sessions, assistant, proposals, inline,
-               tokens, active_note, conversations, events)
+               tokens, active_note, conversations, events, agent_proposals)
     for module in routers:
         app.include_router(module.router)
     app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents

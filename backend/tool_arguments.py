@@ -112,6 +112,63 @@ class McpSearchNotes(Arguments):
     query: Query
 
 
+class HeadingAppend(Arguments):
+    heading: str = Field(min_length=1, description="A heading line of the note, such as "
+                         "'## Tasks', that occurs exactly once.")
+    append: str = Field(description="Text added at the end of that heading's section.")
+
+
+def _checked_edits(value: object, *, headings: bool) -> object:
+    """The page's own edit rules first, for their messages (count, shape, empty find)."""
+    try:
+        return edit_rules.check_edits(value, headings=headings)
+    except edit_rules.EditError as exc:
+        raise ValueError(exc.message) from None
+
+
+class McpProposeEdit(Arguments):
+    workspace_id: str | None = Field(
+        None, alias="workspaceId", min_length=1, max_length=64,
+        description="The note's workspace; leave it and 'path' out for the open note.")
+    path: NotePath | None = Field(None, description="Workspace-relative note path; omit "
+                                  "(with workspaceId) for the note the user has open.")
+    edits: list[FindReplace | Append] = Field(min_length=1, max_length=edit_rules.MAX_EDITS)
+    summary: str | None = Field(None, max_length=200, description="One line for the user "
+                                "saying what the edit does.")
+
+    @field_validator("edits", mode="before")
+    @classmethod
+    def _edit_rules(cls, value: object) -> object:
+        return _checked_edits(value, headings=False)
+
+
+class McpGetProposal(Arguments):
+    proposal_id: str = Field(min_length=1, max_length=36, alias="proposalId",
+                             description="The proposalId propose_edit answered.")
+
+
+class McpCreateNote(Arguments):
+    workspace_id: WorkspaceId
+    path: NotePath
+    text: str = Field(description="The new note's Markdown text.")
+
+
+class McpEditNote(Arguments):
+    workspace_id: WorkspaceId
+    path: NotePath
+    base_sha256: str = Field(
+        alias="baseSha256", pattern=r"^[0-9a-f]{16}$",
+        description="The sha256 your last read of this note answered (16 lowercase hex "
+        "characters); the edits apply only if the saved copy still has it.")
+    edits: list[FindReplace | HeadingAppend | Append] = Field(
+        min_length=1, max_length=edit_rules.MAX_EDITS)
+
+    @field_validator("edits", mode="before")
+    @classmethod
+    def _edit_rules(cls, value: object) -> object:
+        return _checked_edits(value, headings=True)
+
+
 # -- schema and messages ----------------------------------------------------------------------
 
 
@@ -175,6 +232,8 @@ def problem(exc: ValidationError) -> str:
         return f"{name} must not be empty."
     if kind == "too_long":
         return f"{name} has more than {ctx.get('max_length'):,} items."
+    if kind == "string_pattern_mismatch" and loc == ["baseSha256"]:
+        return f"{name} must be 16 lowercase hexadecimal characters (the sha256 a read answered)."
     return f"{name} is not valid."
 
 

@@ -12,7 +12,11 @@ from backend.models import Base
 
 
 class PersonalAccessToken(Base):
-    """A token for the user's own agents; only the SHA-256 hex of the token is stored."""
+    """A token for the user's own agents; only the SHA-256 hex of the token is stored.
+
+    `scope` is read, propose or write (SPEC §14); `workspace_id` and `folder` (NFC, no
+    trailing '/') restrict its reach, null when unrestricted.
+    """
 
     __tablename__ = "personal_access_tokens"
 
@@ -23,6 +27,11 @@ class PersonalAccessToken(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     last_used_at: Mapped[datetime | None]
+    scope: Mapped[str] = mapped_column(String(16), server_default="read")
+    workspace_id: Mapped[str | None] = mapped_column(
+        ForeignKey("workspaces.id", ondelete="CASCADE")
+    )
+    folder: Mapped[str | None] = mapped_column(Text)
 
 
 class ActiveNoteSharing(Base):

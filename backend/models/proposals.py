@@ -14,6 +14,10 @@ from backend.models import Base
 class EditProposal(Base):
     """A proposed edit of one note; `diff` and `edits` hold note text (the proposal itself).
 
+    The assistant's proposals belong to a conversation; an outside agent's (SPEC §14) have
+    no conversation and name the token (`token_id`, `agent_name`: its name when proposed)
+    and may carry the agent's one-line `summary`.
+
     `status` is pending, applied or discarded; `applied_via` records how it was applied
     ("server" through the apply endpoint, "editor" through the page's live editor).
     """
@@ -21,10 +25,10 @@ class EditProposal(Base):
     __tablename__ = "edit_proposals"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    conversation_id: Mapped[str] = mapped_column(
+    conversation_id: Mapped[str | None] = mapped_column(
         ForeignKey("conversations.id", ondelete="CASCADE"), index=True
     )
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     workspace_id: Mapped[str] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
     path: Mapped[str] = mapped_column(Text)
     edits: Mapped[str] = mapped_column(Text)
@@ -37,3 +41,6 @@ class EditProposal(Base):
     applied_revision: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    token_id: Mapped[str | None] = mapped_column(String(36))
+    agent_name: Mapped[str | None] = mapped_column(String(100))
+    summary: Mapped[str | None] = mapped_column(String(200))

@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
 from pydantic import Field as PydanticField
 from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
@@ -31,13 +31,17 @@ from backend import tool_arguments as args
 from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.outside_agents import tools as tools_
+from backend.outside_agents import writing
 from backend.services import search
 from backend.services import tokens as tokens_service
+from backend.services.tokens import PROPOSE, READ, WRITE, Authority
+
+log = logging.getLogger("ambient.mcp")
 
 MCP_PATH = "/mcp"
 # A tool call is a few hundred bytes; nothing an agent sends here needs more.
 MAX_REQUEST_BYTES = 64 * 1024
-USER_KEY = "ana.mcp_user_id"  # scope key the guard fills in and the tools read
+AUTH_KEY = "ana.mcp_authority"  # scope key the guard fills in and the tools read
 NO_TOKEN = (
     "Send a personal access token as 'Authorization: Bearer <token>'. Create one in the "
     "notes page's settings."
@@ -54,12 +58,56 @@ INSTRUCTIONS = (
     "note', 'what I'm looking at' or similar without naming a note, call get_active_note. "
     "When they name a note, use read_document; to find notes, list_documents or "
     "search_notes. Workspace ids look like 'personal' or 'team'; get_active_note tells you "
-    "the workspace of the open note. If a result has a caveat, repeat it to the user."
+    "the workspace of the open note. If a result has a caveat, repeat it to the user. "
+    "Depending on the token, you may also propose edits the user approves in the page "
+    "(propose_edit, get_proposal) or change notes directly (create_note, and edit_note, "
+    "which needs the sha256 of your last read of the note as baseSha256)."
 )
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+PROPOSES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
+                           openWorldHint=False)
+WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
+                         openWorldHint=False)
 
-Work = Callable[[Session, int, Any], dict]
+# The scope each tool needs (SPEC §14); tools/list shows a token only what its scope allows.
+TOOL_SCOPES = {
+    "get_active_note": READ,
+    "list_documents": READ,
+    "read_document": READ,
+    "search_notes": READ,
+    "propose_edit": PROPOSE,
+    "get_proposal": PROPOSE,
+    "create_note": WRITE,
+    "edit_note": WRITE,
+}
+SCOPE_REASON = "scope"
+
+Work = Callable[[Session, Authority, Any], dict]
+
+
+def scope_refusal(tool: str, auth: Authority) -> dict | None:
+    """The tool error for a tool beyond the token's scope, naming the scope needed."""
+    needed = TOOL_SCOPES[tool]
+    if auth.allows(needed):
+        return None
+    return {
+        "ok": False,
+        "reason": SCOPE_REASON,
+        "scopeNeeded": needed,
+        "text": f"{tool} needs a token with scope '{needed}'; this token's scope is "
+        f"'{auth.scope}'. The user can create a token with scope '{needed}' in the notes "
+        "page (Agents).",
+    }
+
+
+class ScopedServer(MCPServer):
+    """The SDK's server, with tools/list narrowed to what the calling token's scope allows."""
+
+    async def _handle_list_tools(self, ctx, params) -> ListToolsResult:
+        auth: Authority = ctx.request.scope[AUTH_KEY]
+        listed = await self.list_tools()
+        return ListToolsResult(tools=[t for t in listed if auth.allows(TOOL_SCOPES[t.name])])
 
 
 class _CheckedTool(Tool):
@@ -68,21 +116,28 @@ class _CheckedTool(Tool):
     sentence, never the validator's own text."""
 
     arguments: type[args.Arguments] = PydanticField(exclude=True)
-    work: Any = PydanticField(exclude=True)  # Work: (db, user id, checked arguments) -> result
+    work: Any = PydanticField(exclude=True)  # Work: (db, authority, checked arguments) -> result
     sessions: Any = PydanticField(exclude=True)  # the app's sessionmaker
 
     async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False
                   ) -> Any:
+        auth: Authority = context.request_context.request.scope[AUTH_KEY]  # set by McpGuard
+        refused = scope_refusal(self.name, auth)  # before the arguments: the tool is not theirs
+        if refused:
+            return _result(refused)
         try:
             checked = self.arguments.model_validate(arguments)
         except ValidationError as exc:
             return _result(args.refused(args.problem(exc)))
-        user_id = context.request_context.request.scope[USER_KEY]  # set by McpGuard
-        return await anyio.to_thread.run_sync(self._run, user_id, checked)
+        return await anyio.to_thread.run_sync(self._run, auth, checked)
 
-    def _run(self, user_id: int, checked: args.Arguments) -> CallToolResult:
+    def _run(self, auth: Authority, checked: args.Arguments) -> CallToolResult:
         with self.sessions() as db:
-            return _result(self.work(db, user_id, checked))
+            result = self.work(db, auth, checked)
+        if TOOL_SCOPES[self.name] != READ:  # who changed (or proposed) what; never any text
+            log.info("mcp %s token=%s path=%r ok=%s", self.name, auth.token_id,
+                     result.get("path", getattr(checked, "path", None)), result["ok"])
+        return _result(result)
 
 
 def _result(result: dict) -> CallToolResult:
@@ -94,19 +149,20 @@ def _result(result: dict) -> CallToolResult:
 
 
 def _tool(sessions: sessionmaker[Session], name: str, description: str,
-          model: type[args.Arguments], work: Work) -> Tool:
+          model: type[args.Arguments], work: Work,
+          annotations: ToolAnnotations = READ_ONLY) -> Tool:
     def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
         raise NotImplementedError
 
     base = Tool.from_function(unused, name=name, description=description,
-                              annotations=READ_ONLY, structured_output=False)
+                              annotations=annotations, structured_output=False)
     fields = {key: getattr(base, key) for key in Tool.model_fields}
     fields["parameters"] = args.schema(model)
     return _CheckedTool(**fields, arguments=model, work=work, sessions=sessions)
 
 
-def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
-    """The MCP server with its four tools; each call opens its own database session."""
+def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer:
+    """The MCP server with its tools; each call opens its own database session."""
     tools = [
         _tool(
             sessions,
@@ -118,8 +174,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
             "open note may have changed). If the result says 'stale', the saved copy is "
             "behind the screen: repeat its caveat sentence to the user.",
             args.McpGetActiveNote,
-            lambda db, uid, a: tools_.get_active_note(
-                db, user_id=uid, max_bytes=a.max_bytes, now=utcnow()),
+            lambda db, auth, a: tools_.get_active_note(
+                db, auth=auth, max_bytes=a.max_bytes, now=utcnow()),
         ),
         _tool(
             sessions,
@@ -127,7 +183,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
             "List the notes of one of the user's workspaces (path and size of each). Call "
             "this when the user asks which notes they have, or to find a note by its name.",
             args.McpListDocuments,
-            lambda db, uid, a: tools_.list_documents(db, user_id=uid, workspace_id=a.workspace_id),
+            lambda db, auth, a: tools_.list_documents(
+                db, auth=auth, workspace_id=a.workspace_id),
         ),
         _tool(
             sessions,
@@ -135,8 +192,8 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
             "Read one note by its path in a workspace (its saved copy). Call this when the "
             "user names a note; for 'this note' use get_active_note instead.",
             args.McpReadDocument,
-            lambda db, uid, a: tools_.read_document(
-                db, user_id=uid, workspace_id=a.workspace_id, path=a.path,
+            lambda db, auth, a: tools_.read_document(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
                 max_bytes=a.max_bytes),
         ),
         _tool(
@@ -146,15 +203,75 @@ def build_mcp(sessions: sessionmaker[Session]) -> MCPServer:
             f"Japanese included); answers up to {search.MAX_RESULTS} notes with the line and a "
             "snippet. Call this for 'which notes mention ...' or to find a note by its content.",
             args.McpSearchNotes,
-            lambda db, uid, a: tools_.search_notes(
-                db, user_id=uid, workspace_id=a.workspace_id, query=a.query),
+            lambda db, auth, a: tools_.search_notes(
+                db, auth=auth, workspace_id=a.workspace_id, query=a.query),
         ),
+        *_writing_tools(sessions, max_note_bytes),
     ]
     with _sdk_leaves_logging_alone():
-        return MCPServer(
+        return ScopedServer(
             "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING",
             tools=tools,
         )
+
+
+def _dump(edits: list) -> list[dict]:
+    return [edit.model_dump() for edit in edits]
+
+
+def _writing_tools(sessions: sessionmaker[Session], max_note_bytes: int) -> list[Tool]:
+    """propose_edit and get_proposal (scope propose), create_note and edit_note (write)."""
+    return [
+        _tool(
+            sessions,
+            "propose_edit",
+            "Propose an edit of a note for the user to apply or discard in their notes page; "
+            "it never changes the note by itself. Each 'find' must occur exactly once in the "
+            "saved copy (include enough surrounding text); 'append' adds at the end. Leave "
+            "out workspaceId and path for the note the user has open. Answers a proposalId "
+            "and the diff; call get_proposal later to learn whether the user applied it.",
+            args.McpProposeEdit,
+            lambda db, auth, a: writing.propose_edit(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
+                edits=_dump(a.edits), summary=a.summary, max_bytes=max_note_bytes,
+                now=utcnow()),
+            PROPOSES,
+        ),
+        _tool(
+            sessions,
+            "get_proposal",
+            "The status of a proposal you made: pending, applied (with the note's revision "
+            "when the server applied it) or discarded.",
+            args.McpGetProposal,
+            lambda db, auth, a: writing.get_proposal(db, auth=auth, proposal_id=a.proposal_id),
+        ),
+        _tool(
+            sessions,
+            "create_note",
+            "Create a new note at a path that is free; an existing note is never "
+            "overwritten (the call fails and changes nothing).",
+            args.McpCreateNote,
+            lambda db, auth, a: writing.create_note(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path, text=a.text,
+                max_bytes=max_note_bytes, now=utcnow()),
+            WRITES,
+        ),
+        _tool(
+            sessions,
+            "edit_note",
+            "Change a note directly. Pass the sha256 your last read of the note answered as "
+            "baseSha256: the edits apply only if the note has not changed since. Each 'find' "
+            "must occur exactly once; {heading, append} adds to the end of the section under "
+            "that heading line (which must occur exactly once). Any failure changes nothing; "
+            "read the note again and retry. Answers the new revision and sha256.",
+            args.McpEditNote,
+            lambda db, auth, a: writing.edit_note(
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
+                base_sha256=a.base_sha256, edits=_dump(a.edits), max_bytes=max_note_bytes,
+                now=utcnow()),
+            WRITES,
+        ),
+    ]
 
 
 @contextmanager
@@ -205,8 +322,8 @@ class McpGuard:
             await response(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
-        user_id = await anyio.to_thread.run_sync(self._user_id, token) if token else None
-        if user_id is None:
+        auth = await anyio.to_thread.run_sync(self._authority, token) if token else None
+        if auth is None:
             response = JSONResponse(
                 {"detail": BAD_TOKEN if token else NO_TOKEN},
                 status_code=401,
@@ -215,22 +332,21 @@ class McpGuard:
             await response(scope, receive, send)
             return
         try:  # the same per-user budget as turns and tools (backend.throttle)
-            scope["app"].state.throttle.hit_route("mcp", user_id)
+            scope["app"].state.throttle.hit_route("mcp", auth.user_id)
         except TooManyRequests as exc:
             response = JSONResponse({"detail": str(exc)}, status_code=429,
                                     headers={"Retry-After": str(exc.retry_after)})
             await response(scope, receive, send)
             return
-        scope[USER_KEY] = user_id
+        scope[AUTH_KEY] = auth
         state = scope.get("state")
         if isinstance(state, dict):
-            state["user_id"] = user_id  # the request log line names the user, not the token
+            state["user_id"] = auth.user_id  # the request log line names the user, not the token
         await self.manager.handle_request(scope, receive, send)
 
-    def _user_id(self, token: str) -> int | None:
+    def _authority(self, token: str) -> Authority | None:
         with self.sessions() as db:
-            user = tokens_service.user_for_token(db, token=token, now=utcnow())
-            return None if user is None else user.id
+            return tokens_service.authority_for_token(db, token=token, now=utcnow())
 
 
 def _bearer(value: str | None) -> str | None:
@@ -243,7 +359,7 @@ def _bearer(value: str | None) -> str | None:
 
 def mount_mcp(app: FastAPI, same_origin: Callable[[Scope], bool]) -> StreamableHTTPSessionManager:
     """Add the /mcp route to `app`; run the returned manager's `run()` in the app's lifespan."""
-    server = build_mcp(app.state.sessionmaker)
+    server = build_mcp(app.state.sessionmaker, app.state.settings.max_note_bytes)
     server.streamable_http_app(
         stateless_http=True,
         json_response=True,

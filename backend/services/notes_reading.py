@@ -3,6 +3,7 @@ through these (a read, a listing, a search, a failure), so the same case reads t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -145,9 +146,15 @@ def frame(result: dict, heading: str) -> dict:
     return result
 
 
-def list_saved(db: Session, workspace_id: str) -> dict:
-    """The workspace's notes as list_documents answers them (authority already checked)."""
-    docs = documents.list_documents(db, workspace_id=workspace_id)
+def list_saved(
+    db: Session, workspace_id: str, keep: Callable[[str], bool] | None = None
+) -> dict:
+    """The workspace's notes as list_documents answers them (authority already checked).
+
+    `keep` narrows it to the paths a caller may reach (an MCP token's folder, SPEC §14).
+    """
+    docs = [d for d in documents.list_documents(db, workspace_id=workspace_id)
+            if keep is None or keep(d.path)]
     listing = [
         {
             "path": d.path,
@@ -171,13 +178,16 @@ def fresh(pointer: codec.Pointer, size: int, sha256: str, *, need_flushed: bool 
     return matches and (pointer.flushed or not need_flushed)
 
 
-def search_saved(db: Session, workspace_id: str, query: str) -> dict:
+def search_saved(
+    db: Session, workspace_id: str, query: str, keep: Callable[[str], bool] | None = None
+) -> dict:
     """Notes of the workspace containing every word of `query` (the search service, SPEC §11),
-    with one line per note for the model: `- path (line N): snippet`."""
+    with one line per note for the model: `- path (line N): snippet`; `keep` as list_saved."""
     try:
         found = search.search(db, workspace_id=workspace_id, query=query)
     except search.InvalidQuery as exc:  # the search's own plain message (empty, too long, ...)
         return {"ok": False, "reason": BAD_QUERY, "text": exc.message}
+    found = [r for r in found if keep is None or keep(r["path"])]
     if found:
         lines = "\n".join(f"- {r['path']} (line {r['line']}): {r['snippet']}" for r in found)
         text = (f"Notes in workspace {workspace_id} containing every word of the search "

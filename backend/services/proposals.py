@@ -57,7 +57,7 @@ def unified_diff(path: str, old: str, new: str) -> str:
 def create(
     db: Session,
     *,
-    conversation_id: str,
+    conversation_id: str | None,
     user_id: int,
     workspace_id: str,
     path: str,
@@ -66,11 +66,16 @@ def create(
     diff: str,
     document_uid: str | None = None,
     now: datetime | None = None,
+    token_id: str | None = None,
+    agent_name: str | None = None,
+    summary: str | None = None,
 ) -> EditProposal:
     """Store a pending proposal (the document itself is not touched).
 
-    It is bound to the note it was made on (SPEC §14): `document_uid`, or else the note at
-    `path` when that is still at `base_revision`.
+    The assistant's proposals name their conversation; an outside agent's (SPEC §14) name
+    the token instead (`conversation_id` None). It is bound to the note it was made on
+    (SPEC §14): `document_uid`, or else the note at `path` when that is still at
+    `base_revision`.
     """
     now = now or utcnow()
     if document_uid is None:
@@ -90,6 +95,9 @@ def create(
         status=PENDING,
         created_at=now,
         updated_at=now,
+        token_id=token_id,
+        agent_name=agent_name,
+        summary=summary,
     )
     db.add(proposal)
     db.commit()
@@ -112,6 +120,35 @@ def get_owned(
     if proposal is None:
         raise NotFound(NOT_FOUND)
     return proposal
+
+
+AGENT_NOT_FOUND = "There is no such proposal."
+
+
+def get_agents(db: Session, *, proposal_id: str, user_id: int) -> EditProposal:
+    """An outside agent's proposal to this user (SPEC §14); NotFound for anyone else's."""
+    if not storable(proposal_id, max_length=36):
+        raise NotFound(AGENT_NOT_FOUND)
+    proposal = db.scalar(
+        select(EditProposal).where(
+            EditProposal.id == proposal_id,
+            EditProposal.user_id == user_id,
+            EditProposal.conversation_id.is_(None),
+        )
+    )
+    if proposal is None:
+        raise NotFound(AGENT_NOT_FOUND)
+    return proposal
+
+
+def list_agents(db: Session, *, user_id: int, status: str | None) -> list[EditProposal]:
+    """The user's proposals from outside agents, oldest first (only `status` when given)."""
+    query = select(EditProposal).where(
+        EditProposal.user_id == user_id, EditProposal.conversation_id.is_(None)
+    )
+    if status is not None:
+        query = query.where(EditProposal.status == status)
+    return list(db.scalars(query.order_by(EditProposal.created_at, EditProposal.id)))
 
 
 def list_for(db: Session, *, conversation_id: str, user_id: int) -> list[EditProposal]:
@@ -204,13 +241,20 @@ def apply(
     _claim(db, proposal, via=VIA_SERVER, revision=head.revision + 1, now=now)
     saved = documents.replace_text(
         db, head=head, old_text=text, content=new_text, size=size,
-        source=Source.assistant(proposal.user_id), now=now,
+        source=source_of(proposal), now=now,
     )
     if saved is None:  # rolled back, the claim with it: the proposal stays pending
         raise Conflict(RACE)
     db.commit()
     proposal.status, proposal.applied_via = APPLIED, VIA_SERVER
     return saved
+
+
+def source_of(proposal: EditProposal) -> Source:
+    """Who an applied proposal's revision names: the assistant, or the agent's token (§14)."""
+    if proposal.conversation_id is None:
+        return Source.agent(proposal.user_id, name=proposal.agent_name or "agent")
+    return Source.assistant(proposal.user_id)
 
 
 def mark_applied_in_editor(

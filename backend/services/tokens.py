@@ -5,14 +5,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
+from ambient.paths import under_folder
 from backend.db import storable
 from backend.errors import NotFound
-from backend.models import User
 from backend.models.outside_agents import PersonalAccessToken
 
 TOKEN_PREFIX = "ana_pat_"  # makes a leaked token easy to recognise (and to scan for)
@@ -23,15 +24,51 @@ MAX_EXPIRES_IN_DAYS = 365
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 NOT_FOUND = "There is no such token."
 
+READ, PROPOSE, WRITE = "read", "propose", "write"
+SCOPES = (READ, PROPOSE, WRITE)  # each allows what the ones before it allow
+
+
+@dataclass(frozen=True)
+class Authority:
+    """What one MCP request may do: the token's user, scope and reach (SPEC §14)."""
+
+    user_id: int
+    token_id: str
+    name: str
+    scope: str
+    workspace_id: str | None
+    folder: str | None
+
+    def allows(self, scope: str) -> bool:
+        return SCOPES.index(self.scope) >= SCOPES.index(scope)
+
+    def reaches(self, workspace_id: str, path: str | None = None) -> bool:
+        """Is the workspace (and the NFC note path, when given) within the token's reach?"""
+        if self.workspace_id is not None and workspace_id != self.workspace_id:
+            return False
+        return path is None or under_folder(path, self.folder)
+
 
 def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def create_token(
-    db: Session, *, user_id: int, name: str, expires_in_days: int, now: datetime
+    db: Session,
+    *,
+    user_id: int,
+    name: str,
+    expires_in_days: int,
+    now: datetime,
+    scope: str = READ,
+    workspace_id: str | None = None,
+    folder: str | None = None,
 ) -> tuple[PersonalAccessToken, str]:
-    """Store a new token and return (row, raw token); the raw token is not stored."""
+    """Store a new token and return (row, raw token); the raw token is not stored.
+
+    The caller has checked that the user is a member of `workspace_id` and that `folder`
+    is normalized (ambient.paths.normalize_folder).
+    """
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = PersonalAccessToken(
         id=str(uuid.uuid4()),
@@ -41,6 +78,9 @@ def create_token(
         created_at=now,
         expires_at=now + timedelta(days=expires_in_days),
         last_used_at=None,
+        scope=scope,
+        workspace_id=workspace_id,
+        folder=folder,
     )
     db.add(row)
     db.commit()
@@ -72,21 +112,28 @@ def revoke_token(db: Session, *, user_id: int, token_id: str) -> None:
         raise NotFound(NOT_FOUND)
 
 
-def user_for_token(db: Session, *, token: str, now: datetime) -> User | None:
-    """The token's user, or None when the token is unknown, revoked or expired.
+def authority_for_token(db: Session, *, token: str, now: datetime) -> Authority | None:
+    """What the token allows, or None when it is unknown, revoked or expired.
 
     Records the use (at most once per LAST_USED_RESOLUTION).
     """
     if not token or not storable(token, max_length=MAX_TOKEN_CHARS):
         return None
     row = db.execute(
-        select(User, PersonalAccessToken.id, PersonalAccessToken.expires_at,
-               PersonalAccessToken.last_used_at)
-        .join(PersonalAccessToken, PersonalAccessToken.user_id == User.id)
-        .where(PersonalAccessToken.token_sha256 == token_sha256(token))
-    ).first()
+        select(PersonalAccessToken).where(
+            PersonalAccessToken.token_sha256 == token_sha256(token)
+        )
+    ).scalar_one_or_none()
     if row is None or row.expires_at <= now:
         return None
+    authority = Authority(
+        user_id=row.user_id,
+        token_id=row.id,
+        name=row.name,
+        scope=row.scope,
+        workspace_id=row.workspace_id,
+        folder=row.folder,
+    )
     if row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION:
         db.execute(
             update(PersonalAccessToken)
@@ -94,4 +141,4 @@ def user_for_token(db: Session, *, token: str, now: datetime) -> User | None:
             .values(last_used_at=now)
         )
         db.commit()
-    return row.User
+    return authority

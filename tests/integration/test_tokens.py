@@ -21,7 +21,8 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice_client, db_s
     r = alice_client.post("/api/tokens", json={"name": "  Claude Code  ", "expiresInDays": 30})
     assert r.status_code == 201, r.text
     created = r.json()
-    assert set(created) == {"id", "name", "token", "expiresAt"}
+    assert set(created) == {"id", "name", "token", "expiresAt", "scope", "workspaceId", "folder"}
+    assert (created["scope"], created["workspaceId"], created["folder"]) == ("read", None, None)
     assert created["name"] == "Claude Code"
     assert created["token"].startswith("ana_pat_") and len(created["token"]) > 40
     expires = _parse(created["expiresAt"])
@@ -31,6 +32,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice_client, db_s
     assert listed == [{
         "id": created["id"], "name": "Claude Code", "createdAt": listed[0]["createdAt"],
         "expiresAt": created["expiresAt"], "lastUsedAt": None,
+        "scope": "read", "workspaceId": None, "folder": None,
     }]
     row = db_session.scalars(select(PersonalAccessToken)).one()
     assert row.token_sha256 == hashlib.sha256(created["token"].encode()).hexdigest()
@@ -97,3 +99,36 @@ def test_signed_out_and_cross_origin_requests_are_refused(client, alice_client):
                           headers={"Origin": "http://evil.example"})
     assert r.status_code == 403
     assert alice_client.get("/api/tokens").json() == []
+
+
+def test_a_token_takes_a_scope_and_a_reach(alice_client):
+    r = alice_client.post("/api/tokens", json={
+        "name": "writer", "expiresInDays": 7, "scope": "write", "workspaceId": "team",
+        "folder": "projects/cafe\u0301/",
+    })
+    assert r.status_code == 201, r.text
+    reach = {k: r.json()[k] for k in ("scope", "workspaceId", "folder")}
+    assert reach == {"scope": "write", "workspaceId": "team", "folder": "projects/caf\u00e9"}
+    listed = alice_client.get("/api/tokens").json()
+    assert {k: listed[0][k] for k in reach} == reach
+
+
+@pytest.mark.parametrize(
+    ("extra", "status"),
+    [
+        ({"scope": "admin"}, 422),
+        ({"scope": None}, 422),
+        ({"folder": "/abs"}, 400),
+        ({"folder": "a/../b"}, 400),
+        ({"folder": ""}, 400),
+        ({"workspaceId": "nowhere"}, 403),
+        ({"workspaceId": "bob-notes"}, 403),
+    ],
+)
+def test_a_bad_scope_folder_or_workspace_is_refused_and_nothing_is_made(
+    alice_client, extra, status
+):
+    r = alice_client.post("/api/tokens", json={"name": "x", "expiresInDays": 1, **extra})
+    assert r.status_code == status, r.text
+    assert alice_client.get("/api/tokens").json() == []
+

@@ -115,3 +115,67 @@ def test_changed_message_says_in_plain_words_that_nothing_changed():
     assert "more than once" in edits.changed_message(twice.value)
     assert edits.changed_message(EditError(2, "overlap", "Edit 2: overlaps.")).endswith(
         "Nothing was changed.")
+
+
+# --- {"heading", "append"}: edit_note's section append (outside agents with scope write) ---
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("# A\nfoo\n\n# B\nbar\n", "# A\nfoo\nNEW\n\n# B\nbar\n"),
+        ("# A\nx\n## Sub\ny\n# B\nz\n", "# A\nx\n## Sub\ny\nNEW\n# B\nz\n"),
+        ("# A\n# B\n", "# A\nNEW\n# B\n"),
+        ("# A", "# A\nNEW"),
+        ("intro\n# A  \nfoo\n", "intro\n# A  \nfoo\nNEW"),
+        ("```\n# A\n```\n# A\nq\n\n# C\n", "```\n# A\n```\n# A\nq\nNEW\n\n# C\n"),
+        ("# A\r\nfoo\r\n# B\r\n", "# A\r\nfoo\r\nNEW\r\n# B\r\n"),
+    ],
+)
+def test_heading_append_adds_at_the_end_of_that_section(text, expected):
+    assert apply_edits(text, [{"heading": "# A", "append": "NEW"}], headings=True) == expected
+
+
+def test_the_heading_is_compared_without_trailing_spaces_and_must_be_atx():
+    text = "A\n===\nbody\n# A\n"
+    assert apply_edits(text, [{"heading": "# A \t", "append": "x"}], headings=True) == (
+        text + "x"
+    )
+    with pytest.raises(EditError) as caught:
+        apply_edits("A\n===\nbody\n", [{"heading": "A", "append": "x"}], headings=True)
+    assert caught.value.reason == edits.HEADING_MISSING
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("# B\nfoo\n", edits.HEADING_MISSING),
+        ("## A\nfoo\n", edits.HEADING_MISSING),
+        ("```\n# A\n```\n", edits.HEADING_MISSING),
+        ("# A\none\n# A\ntwo\n", edits.HEADING_REPEATED),
+    ],
+)
+def test_a_missing_or_repeated_heading_fails_and_never_appends_elsewhere(text, reason):
+    with pytest.raises(EditError) as caught:
+        apply_edits(text, [{"append": "x"}, {"heading": "# A", "append": "NEW"}], headings=True)
+    assert (caught.value.index, caught.value.reason) == (2, reason)
+    assert "occur" in caught.value.message or "no heading" in caught.value.message
+
+
+def test_heading_edits_are_only_accepted_where_asked_for():
+    with pytest.raises(EditError) as caught:
+        apply_edits("# A\n", [{"heading": "# A", "append": "x"}])
+    assert caught.value.reason == edits.BAD_EDIT
+    with pytest.raises(EditError) as caught:
+        apply_edits("# A\n", [{"heading": " ", "append": "x"}], headings=True)
+    assert caught.value.reason == edits.BAD_EDIT
+
+
+def test_a_heading_append_combines_with_finds_in_one_plan():
+    text = "# A\nold\n\n# B\nkeep\n"
+    got = apply_edits(
+        text,
+        [{"find": "keep", "replace": "kept"}, {"heading": "# A", "append": "- new"}],
+        headings=True,
+    )
+    assert got == "# A\nold\n- new\n\n# B\nkept\n"

@@ -165,3 +165,19 @@ def test_normalize_is_idempotent_and_gives_nfc(text):
         return
     assert unicodedata.is_normalized("NFC", once)
     assert normalize_path(once) == once
+
+
+def test_a_folder_reaches_only_the_notes_under_it():
+    from ambient.paths import normalize_folder, under_folder
+
+    folder = normalize_folder("projects/cafe\u0301/")
+    assert folder == "projects/caf\u00e9"
+    assert under_folder("projects/caf\u00e9/plan.md", folder)
+    assert under_folder("projects/caf\u00e9/a/b.md", folder)
+    assert not under_folder("projects/caf\u00e9.md", folder)
+    assert not under_folder("projects/caf\u00e9x/plan.md", folder)
+    assert not under_folder("other/plan.md", folder)
+    assert under_folder("anything.md", None)
+    for bad in ("", "/abs", "a/../b", "a//b", 5):
+        with pytest.raises(PathError):
+            normalize_folder(bad)

@@ -7,6 +7,7 @@ import json
 from js import document, window
 
 from ambient.contract import INBOX
+from app.agent_proposals import AgentProposals
 from app.api_model import describe
 from app.dom import h
 from app.frameset import Frameset
@@ -44,7 +45,8 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
                h("p", {"class": "popout-scope", "data-testid": "popout-scope",
                        "text": SCOPE.get(request["kind"], SCOPE["assistant"])}))
     main = h("main", {"id": "frames", "class": "frameset single", "aria-label": "Frame"})
-    shell.root.append(header, shell.banner, main)
+    proposals = AgentProposals(ctx, shell.listeners)  # SPEC §14: in every window
+    shell.root.append(header, shell.banner, proposals.el, main)
     if ws not in names:
         back.remove()
         shell.say(f"You do not have access to the workspace “{ws}”. Close this window.")

@@ -38,14 +38,17 @@ def is_proposal(call: dict) -> bool:
 class ProposalCard:
     """One proposal's card; `el` goes into the assistant's message."""
 
-    def __init__(self, ctx, listeners, conversation_id: str, call: dict,
-                 return_focus=lambda: None) -> None:
+    def __init__(self, ctx, listeners, conversation_id: str | None, call: dict,
+                 url: str | None = None, return_focus=lambda: None) -> None:
         result = call["result"]
         self.ctx = ctx
         self.return_focus = return_focus  # where the keyboard goes when the buttons hide
         self.id = result["proposalId"]
         self.path = str(result.get("path", ""))
-        self.url = f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}"
+        # An outside agent's proposal (agent_proposals) names its workspace and its own URL.
+        self.workspace_id = result.get("workspaceId")
+        self.url = url or (
+            f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}")
         self.busy = False
         self._return_to = None  # where the focus was before Apply/Discard was pressed
         self._undo_proxy = None
@@ -163,7 +166,7 @@ class ProposalCard:
     def _live_frame(self):
         """The Inbox frame of this window whose editor holds the note (the active one first)."""
         frameset = self.ctx.frameset
-        if frameset is None:
+        if frameset is None or self.workspace_id not in (None, self.ctx.workspace_id):
             return None
         order = frameset.frames()
         active = frameset.last_activated(INBOX)

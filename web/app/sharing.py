@@ -1,10 +1,13 @@
 """Your own agents (MCP): the settings panel (sharing switch, tokens) and the publisher.
 
 The panel is a native <dialog> opened from the top bar: the `active-note-sharing` switch,
-the MCP address, and personal access tokens (create with a name and an expiry, shown once
-with a copy button, listed with when each was last used, revoked). The publisher runs in
-every window (main and popped-out) and PUTs what the window's resolver names; the rules of
-what and when are in publish_model, the typing pause and the close in web/editor/publish.js.
+the MCP address, personal access tokens (create with a name, an expiry, a scope and an
+optional workspace and folder; shown once with a copy button; listed with their scope,
+reach and when each was last used; revoked), and the ready-to-paste setup for Claude Code,
+VS Code and Cursor with this server's address (and the new token once it is created).
+The publisher runs in every window (main and popped-out) and PUTs what the window's resolver
+names; the rules of what and when are in publish_model, the typing pause and the close in
+web/editor/publish.js.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
 from ambient.pointer import now_iso
+from app.agent_setup_model import SCOPES, snippets
+from app.agent_setup_model import reach as reach_words
 from app.api_model import describe
 from app.dom import guard, h, spawn
 from app.publish_model import (
@@ -214,16 +219,28 @@ class SharingPanel:
                         *[h("option", {"value": str(days), "text": label,
                                        "selected": days == 30})
                           for days, label in EXPIRY_DAYS])
+        self.scope = h("select", {"id": "token-scope", "data-testid": "token-scope"},
+                       *[h("option", {"value": value, "text": label, "selected": value == "read"})
+                         for value, label in SCOPES])
+        self.workspace = h("select", {"id": "token-workspace", "data-testid": "token-workspace"})
+        self.folder = h("input", {"id": "token-folder", "data-testid": "token-folder",
+                                  "maxlength": "4096", "placeholder": "optional, e.g. projects"})
         self.created = h("div", {"class": "token-created", "hidden": True,
                                  "data-testid": "token-created"})
+        self.address = f"{window.location.origin}/mcp"
+        self.setup = h("div", {"class": "agent-setup", "data-testid": "agent-setup"})
+        self._draw_setup()
         self.table = h("tbody", {"data-testid": "token-list"})
         self.close_button = h("button", {"type": "button", "data-testid": "sharing-close",
                                          "class": "icon", "aria-label": "Close"}, "✕")
         form = h("form", {"class": "token-form", "aria-label": "Create a token"},
                  h("label", {"for": "token-name"}, "Name"), self.name,
                  h("label", {"for": "token-expiry"}, "Expires after"), self.expiry,
+                 h("label", {"for": "token-scope"}, "Allows"), self.scope,
+                 h("label", {"for": "token-workspace"}, "Workspace"), self.workspace,
+                 h("label", {"for": "token-folder"}, "Only the folder"), self.folder,
                  h("button", {"type": "submit", "data-testid": "token-create"}, "Create token"))
-        address = f"{window.location.origin}/mcp"
+        address = self.address
         self.dialog = h(
             "dialog", {"class": "sharing-panel", "aria-labelledby": "sharing-title",
                        "data-testid": "sharing-panel"},
@@ -231,15 +248,18 @@ class SharingPanel:
               h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"), self.close_button),
             h("p", {}, "Agents such as Claude Code, VS Code or Cursor can read your notes "
                        "through ", h("code", {"text": address}),
-              " with a personal access token (see docs/mcp.md)."),
+              " with a personal access token, and, if the token allows, propose edits you "
+              "apply here or edit notes directly (see docs/mcp.md)."),
             h("div", {"class": "sharing-switch"}, self.switch,
               h("label", {"for": "active-note-sharing"}, SHARING_LABEL)),
             h("h3", {}, "Personal access tokens"), form, self.created,
             h("table", {"class": "tokens"},
               h("caption", {"class": "visually-hidden"}, "Your tokens"),
               h("thead", {}, h("tr", {}, *[h("th", {"scope": "col"}, label) for label in
-                                           ("Name", "Created", "Expires", "Last used", "")])),
+                                           ("Name", "Allows", "Reaches", "Created", "Expires",
+                                            "Last used", "")])),
               self.table),
+            h("h3", {}, "Connect an agent"), self.setup,
             self.status)
         self.listeners.on(self.close_button, "click", lambda event: self.close())
         self.listeners.on(self.switch, "change", self._on_switch)
@@ -274,7 +294,28 @@ class SharingPanel:
             self.say(f"Could not load your settings: {describe(exc)}")
             return
         self._show_switch(bool(sharing.get("enabled")))
+        self._draw_workspaces()
         self._draw_tokens(tokens)
+
+    def _draw_workspaces(self) -> None:
+        chosen = self.workspace.value
+        options = [("", "All my workspaces")] + [
+            (ws["id"], ws.get("name") or ws["id"]) for ws in (self.ctx.workspaces or [])]
+        self.workspace.replaceChildren(*[
+            h("option", {"value": value, "text": label, "selected": value == chosen})
+            for value, label in options])
+
+    def _draw_setup(self, token: str | None = None) -> None:
+        """The Claude Code command and the VS Code / Cursor JSON, with this address."""
+        parts = []
+        for test_id, label, text in (snippets(self.address, token) if token
+                                     else snippets(self.address)):
+            parts += [h("p", {"class": "hint", "text": label}),
+                      h("pre", {"data-testid": test_id, "text": text})]
+        if not token:
+            parts.append(h("p", {"class": "hint", "text": "Create a token: its value replaces "
+                                                         "ana_pat_… here."}))
+        self.setup.replaceChildren(*parts)
 
     def _show_switch(self, enabled: bool) -> None:
         self.switch.checked = enabled
@@ -302,15 +343,22 @@ class SharingPanel:
             self.say("Give the token a name, such as the agent that will use it.")
             self.name.focus()
             return
+        body = {"name": name, "expiresInDays": int(self.expiry.value),
+                "scope": self.scope.value}
+        if self.workspace.value:
+            body["workspaceId"] = self.workspace.value
+        if self.folder.value.strip():
+            body["folder"] = self.folder.value.strip()
         try:
-            reply = await self.ctx.api.ok("POST", TOKENS_URL, data={
-                "name": name, "expiresInDays": int(self.expiry.value)})
+            reply = await self.ctx.api.ok("POST", TOKENS_URL, data=body)
         except Exception as exc:  # noqa: BLE001 - said in the panel
             self.say(f"Could not create the token: {describe(exc)}")
             return
         created = reply.json()
         self.name.value = ""
+        self.folder.value = ""
         self._show_created(created["name"], created["token"])
+        self._draw_setup(created["token"])
         await self._load()
 
     def _show_created(self, name: str, token: str) -> None:
@@ -328,6 +376,8 @@ class SharingPanel:
         value.select()
 
     def _hide_created(self) -> None:
+        if self._token_text:
+            self._draw_setup()
         self._token_text = ""
         self.created.replaceChildren()
         self.created.hidden = True
@@ -353,13 +403,16 @@ class SharingPanel:
                                   "aria-label": f"Revoke {token['name']}"}, "Revoke")
             rows.append(h("tr", {"data-testid": "token-row", "data-token-id": token["id"]},
                           h("td", {"text": token["name"]}),
+                          h("td", {"class": "token-scope", "data-testid": "token-scope-shown",
+                                   "text": token.get("scope", "read")}),
+                          h("td", {"data-testid": "token-reach", "text": reach_words(token)}),
                           h("td", {"text": _day(token["createdAt"])}),
                           h("td", {"text": _day(token["expiresAt"])}),
                           h("td", {"data-testid": "token-last-used",
                                    "text": _day(token["lastUsedAt"]) or "never"}),
                           h("td", {}, revoke)))
         if not rows:
-            rows.append(h("tr", {}, h("td", {"colspan": "5", "class": "hint"},
+            rows.append(h("tr", {}, h("td", {"colspan": "7", "class": "hint"},
                                       "No tokens yet.")))
         self.table.replaceChildren(*rows)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from js import document, window
 
 from ambient.contract import ASSISTANT, INBOX
+from app.agent_proposals import AgentProposals
 from app.api_model import describe
 from app.dom import Listeners, h, spawn
 from app.frameset import KINDS, Frameset
@@ -158,9 +159,10 @@ class Shell:
         self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
         to_chat = h("a", {"class": "skip-link", "href": "#frames", "data-testid": "skip-to-chat"},
                     "Skip to the chat box")
+        proposals = AgentProposals(ctx, self.listeners)  # SPEC §14: in every window
         self.root.append(to_chat, h("a", {"class": "skip-link", "href": "#frames"},
                                         "Skip to frames"),
-                         header, self.banner, self.tabs, self.layout)
+                         header, self.banner, proposals.el, self.tabs, self.layout)
         self.listeners.on(to_chat, "click", self._to_chat, prevent=True)
         self.listeners.on(self.tabs, "click", self._on_tab)
         self._tab_active = None

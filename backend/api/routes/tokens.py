@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
+from ambient.paths import PathError, normalize_folder
 from backend.api.deps import CurrentUser, SessionDep
 from backend.db import storable, utcnow
 from backend.errors import BadRequest, error_responses
 from backend.services import tokens as tokens_service
+from backend.services import workspaces
 
 router = APIRouter(prefix="/api/tokens", tags=["tokens"])
 
@@ -23,20 +25,42 @@ class _Camel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True)
 
 
+Scope = Literal["read", "propose", "write"]
+
+
 class TokenIn(_Camel):
     name: TokenName
     # Strict: JSON's true is not 1 (nor "7" a number of days).
     expires_in_days: int = Field(strict=True, ge=1, le=tokens_service.MAX_EXPIRES_IN_DAYS)
+    scope: Scope = Field(
+        default="read",
+        description="read: the four reading tools; propose: also propose_edit and "
+        "get_proposal; write: also create_note and edit_note.",
+    )
+    workspace_id: str | None = Field(
+        default=None, max_length=64, description="Reach only this workspace (null: all)."
+    )
+    folder: str | None = Field(
+        default=None,
+        max_length=4096,
+        description="Reach only notes under this workspace-relative folder (null: all).",
+    )
 
 
-class TokenCreatedOut(_Camel):
+class _Reach(_Camel):
+    scope: Scope
+    workspace_id: str | None
+    folder: str | None
+
+
+class TokenCreatedOut(_Reach):
     id: str
     name: str
     token: str = Field(description="The token itself: shown only in this answer, never again.")
     expires_at: datetime
 
 
-class TokenOut(_Camel):
+class TokenOut(_Reach):
     id: str
     name: str
     created_at: datetime
@@ -49,15 +73,38 @@ class TokenOut(_Camel):
     status_code=201,
     response_model=TokenCreatedOut,
     summary="Create a personal access token (shown once)",
-    responses=error_responses(400, 401, 422),
+    responses=error_responses(400, 401, 403, 422),
 )
 def create_token(body: TokenIn, user: CurrentUser, db: SessionDep) -> TokenCreatedOut:
     if not storable(body.name) or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in body.name):
         raise BadRequest("A token name cannot contain control characters.")
+    folder = None
+    if body.folder is not None:
+        try:
+            folder = normalize_folder(body.folder)
+        except PathError as exc:
+            raise BadRequest(f"That is not a valid folder: {exc}") from None
+    if body.workspace_id is not None:
+        workspaces.require_member(db, user_id=user.id, workspace_id=body.workspace_id)
     row, token = tokens_service.create_token(
-        db, user_id=user.id, name=body.name, expires_in_days=body.expires_in_days, now=utcnow()
+        db,
+        user_id=user.id,
+        name=body.name,
+        expires_in_days=body.expires_in_days,
+        now=utcnow(),
+        scope=body.scope,
+        workspace_id=body.workspace_id,
+        folder=folder,
     )
-    return TokenCreatedOut(id=row.id, name=row.name, token=token, expires_at=row.expires_at)
+    return TokenCreatedOut(
+        id=row.id,
+        name=row.name,
+        token=token,
+        expires_at=row.expires_at,
+        scope=row.scope,
+        workspace_id=row.workspace_id,
+        folder=row.folder,
+    )
 
 
 @router.get(
@@ -74,6 +121,9 @@ def list_tokens(user: CurrentUser, db: SessionDep) -> list[TokenOut]:
             created_at=row.created_at,
             expires_at=row.expires_at,
             last_used_at=row.last_used_at,
+            scope=row.scope,
+            workspace_id=row.workspace_id,
+            folder=row.folder,
         )
         for row in tokens_service.list_tokens(db, user_id=user.id)
     ]

@@ -1,0 +1,163 @@
+"""SPEC §14 in the page: an outside agent's proposal shows in every open window without a
+reload, is applied through the live editor as one undoable step (or through the endpoint when
+the note is not open), and the Agents dialog makes scoped tokens with ready-to-paste setup.
+
+The agent is the official MCP SDK client (e2e/test_mcp.py's mcp_call) on this module's own
+server, so its tokens and proposals touch no other test.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from e2e.ambient_helpers import editor_text, open_note, put_note, reload_list, saved_text
+from e2e.conftest import Server, new_context, sign_in
+from e2e.test_mcp import mcp_call, open_panel
+
+NOTE = "# Trip\n\nLeave on Friday.\n\n## Packing\n- [ ] passport\n"
+SHOWS_WITHIN_MS = 5_000  # the contract: every open window within 5 seconds, no reload
+
+
+@pytest.fixture(scope="module")
+def agents_server(tmp_path_factory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("agents") / "data").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def windows(browser: Browser, agents_server: Server) -> Iterator[tuple[Page, Page]]:
+    """Two windows of alice's (one browser context, so one sign-in)."""
+    context = new_context(browser)
+    first = sign_in(context.new_page(), agents_server)
+    second = context.new_page()
+    second.goto(agents_server.url)
+    second.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    yield first, second
+    context.close()
+
+
+def token(page: Page, server: Server, scope: str) -> str:
+    r = page.request.post(f"{server.url}/api/tokens",
+                          data={"name": "Claude Code", "expiresInDays": 1, "scope": scope})
+    assert r.status == 201, r.text()
+    return r.json()["token"]
+
+
+def proposal_in(page: Page, proposal_id: str) -> Locator:
+    return page.get_by_test_id("agent-proposals").locator(
+        f'[data-testid="agent-proposal"][data-proposal-id="{proposal_id}"]')
+
+
+def eventually_saved(page: Page, server: Server, path: str, expected: str) -> None:
+    deadline = time.monotonic() + 15
+    while (text := saved_text(page, server.url, "personal", path)) != expected:
+        assert time.monotonic() < deadline, f"the server still has {text!r}"
+        page.wait_for_timeout(200)
+
+
+def test_an_agent_proposal_shows_in_every_window_and_applies_as_one_undo(
+    windows: tuple[Page, Page], agents_server: Server
+):
+    first, second = windows
+    put_note(first, agents_server.url, "personal", "trip.md", NOTE)
+    reload_list(first)
+    frame = open_note(first, "trip.md")
+    t = token(first, agents_server, "propose")
+
+    made = mcp_call(agents_server.url, t, "propose_edit", workspaceId="personal",
+                    path="trip.md", edits=[{"find": "Friday", "replace": "Saturday"}],
+                    summary="Move the departure")
+    assert made["ok"], made
+    shown = [proposal_in(page, made["proposalId"]) for page in (first, second)]
+    for card in shown:  # no reload: the windows find it themselves
+        expect(card).to_be_visible(timeout=SHOWS_WITHIN_MS)
+        expect(card).to_contain_text("Claude Code proposes an edit of trip.md")
+        expect(card).to_contain_text("Move the departure")
+        expect(card.locator(".proposal-diff")).to_contain_text("+Leave on Saturday.")
+    assert editor_text(frame) == NOTE  # nothing changed until Apply
+
+    shown[0].get_by_test_id("proposal-apply").click()
+    expect(shown[0]).to_have_attribute("data-status", "applied")
+    expect(shown[0]).to_contain_text("Ctrl+Z")
+    applied = NOTE.replace("Friday", "Saturday")
+    assert editor_text(frame) == applied  # through the live editor
+    eventually_saved(first, agents_server, "trip.md", applied)
+    expect(shown[1]).to_have_count(0, timeout=SHOWS_WITHIN_MS)  # settled elsewhere: gone
+    assert mcp_call(agents_server.url, t, "get_proposal",
+                    proposalId=made["proposalId"])["status"] == "applied"
+
+    frame.locator(".cm-content").click()
+    first.keyboard.press("Control+z")  # one undo reverts exactly the agent's edit
+    assert editor_text(frame) == NOTE
+    eventually_saved(first, agents_server, "trip.md", NOTE)
+
+
+def test_a_proposal_for_a_note_not_open_applies_through_the_endpoint_or_is_discarded(
+    windows: tuple[Page, Page], agents_server: Server
+):
+    first, _ = windows
+    put_note(first, agents_server.url, "personal", "closed.md", NOTE)
+    t = token(first, agents_server, "propose")
+    ids = [mcp_call(agents_server.url, t, "propose_edit", workspaceId="personal",
+                    path="closed.md", edits=edits)["proposalId"]
+           for edits in ([{"append": "- [ ] tickets"}], [{"find": "passport", "replace": "visa"}])]
+    cards = [proposal_in(first, pid) for pid in ids]
+    for card in cards:
+        expect(card).to_be_visible(timeout=SHOWS_WITHIN_MS)
+    cards[0].get_by_test_id("proposal-apply").click()
+    expect(cards[0]).to_have_attribute("data-status", "applied")
+    assert saved_text(first, agents_server.url, "personal", "closed.md") == NOTE + "- [ ] tickets"
+    cards[1].get_by_test_id("proposal-discard").click()
+    expect(cards[1]).to_have_attribute("data-status", "discarded")
+    assert saved_text(first, agents_server.url, "personal", "closed.md") == NOTE + "- [ ] tickets"
+    cards[1].get_by_test_id("agent-proposal-dismiss").click()
+    expect(cards[1]).to_have_count(0)
+
+
+def test_the_agents_dialog_makes_a_scoped_token_and_shows_the_setup(
+    windows: tuple[Page, Page], agents_server: Server
+):
+    first, _ = windows
+    panel = open_panel(first)
+    expect(panel.get_by_test_id("token-scope")).to_have_value("read")  # read preselected
+    address = f"{agents_server.url}/mcp"
+    expect(panel.get_by_test_id("setup-claude-code")).to_contain_text(address)
+    panel.get_by_test_id("token-name").fill("Cursor on the laptop")
+    panel.get_by_test_id("token-scope").select_option("write")
+    panel.get_by_test_id("token-workspace").select_option("personal")
+    panel.get_by_test_id("token-folder").fill("projects/")
+    panel.get_by_test_id("token-create").click()
+    value = panel.get_by_test_id("token-value")
+    expect(value).to_be_visible()
+    secret = value.input_value()
+
+    row = panel.get_by_test_id("token-list").locator(
+        '[data-testid="token-row"]', has_text="Cursor on the laptop")
+    expect(row.get_by_test_id("token-scope-shown")).to_have_text("write")
+    expect(row.get_by_test_id("token-reach")).to_have_text("personal / projects/")
+    expect(panel.get_by_test_id("setup-claude-code")).to_have_text(
+        f"claude mcp add --transport http ambient-notes {address} "
+        f'--header "Authorization: Bearer {secret}"')
+    vscode = json.loads(panel.get_by_test_id("setup-vscode").inner_text())
+    assert vscode["servers"]["ambient-notes"] == {
+        "type": "http", "url": address, "headers": {"Authorization": f"Bearer {secret}"}}
+    cursor = json.loads(panel.get_by_test_id("setup-cursor").inner_text())
+    assert cursor["mcpServers"]["ambient-notes"]["url"] == address
+
+    # The token does what the dialog said: write, only under personal/projects.
+    put_note(first, agents_server.url, "personal", "outside.md", "x")
+    assert mcp_call(agents_server.url, secret, "read_document", workspaceId="personal",
+                    path="outside.md")["ok"] is False
+    made = mcp_call(agents_server.url, secret, "create_note", workspaceId="personal",
+                    path="projects/new.md", text="hello")
+    assert made["ok"] and made["revision"] == 1
+    first.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    panel = open_panel(first)
+    assert secret not in panel.inner_text()  # shown once: gone from the setup text too

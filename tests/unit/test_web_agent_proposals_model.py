@@ -1,0 +1,38 @@
+"""web/app/agent_proposals_model: which agent proposals a window shows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
+
+from app.agent_proposals_model import reconcile, title
+
+
+def _p(pid: str) -> dict:
+    return {"proposalId": pid, "path": "plan.md", "workspaceId": "personal",
+            "source": {"kind": "agent", "name": "Claude Code"}}
+
+
+def test_new_pending_proposals_are_added_in_order_and_gone_ones_dropped():
+    add, drop = reconcile(["a", "b"], set(), [_p("b"), _p("c"), _p("d")])
+    assert [p["proposalId"] for p in add] == ["c", "d"]
+    assert drop == ["a"]
+
+
+def test_a_card_this_window_settled_stays_to_show_its_outcome():
+    add, drop = reconcile(["a", "b"], {"a"}, [])
+    assert (add, drop) == ([], ["b"])
+
+
+def test_malformed_entries_are_ignored():
+    add, _ = reconcile([], set(), [{"path": "x"}, {"proposalId": 5}, _p("ok")])
+    assert [p["proposalId"] for p in add] == ["ok"]
+
+
+def test_the_title_names_the_agent_and_the_note():
+    assert title(_p("a")) == "Claude Code proposes an edit of plan.md (personal)"
+    assert title({"path": "x.md", "workspaceId": "team", "source": {"name": None}}) == (
+        "An agent proposes an edit of x.md (team)"
+    )
