@@ -53,7 +53,7 @@ class Change:
     insert: str
 
 
-def check_edits(edits: object) -> list[dict]:
+def check_edits(edits: object) -> list[dict[str, str]]:
     """The edits as a list of plain dicts, or EditError(reason=BAD_EDIT) with a plain message."""
     if not isinstance(edits, list) or not edits:
         raise EditError(0, BAD_EDIT, "'edits' must be a non-empty list of edits.")

@@ -6,8 +6,9 @@ import hashlib
 import secrets
 import uuid
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from backend.db import storable
@@ -62,11 +63,11 @@ def revoke_token(db: Session, *, user_id: int, token_id: str) -> None:
     """Delete the token at once; another user's token id looks like a missing one (404)."""
     if not storable(token_id, max_length=36):
         raise NotFound(NOT_FOUND)
-    result = db.execute(
+    result = cast(CursorResult[Any], db.execute(  # a DELETE's result: it has a rowcount
         delete(PersonalAccessToken).where(
             PersonalAccessToken.id == token_id, PersonalAccessToken.user_id == user_id
         )
-    )
+    ))
     db.commit()
     if result.rowcount == 0:
         raise NotFound(NOT_FOUND)
@@ -94,4 +95,5 @@ def user_for_token(db: Session, *, token: str, now: datetime) -> User | None:
             .values(last_used_at=now)
         )
         db.commit()
-    return row.User
+    user: User = row.User
+    return user
