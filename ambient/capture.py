@@ -9,7 +9,7 @@ from typing import Protocol
 
 from ambient.contract import EDIT
 from ambient.pointer import Pointer, Selection, encode, now_iso
-from ambient.store import AmbientStore
+from ambient.store import AmbientStore, Runtime
 
 FLUSH_LIMIT_SECONDS = 1.5
 
@@ -55,7 +55,7 @@ async def capture(
         return Capture(None, None, "no-note")
     frame_id, path = runtime.frame_id, runtime.path
 
-    def still_current():
+    def still_current() -> Runtime | None:
         """The runtime now resolved, if it is still the same note in the same workspace."""
         current = store.resolve()
         if store.epoch == epoch and current is not None and current.frame_id == frame_id:

@@ -65,7 +65,7 @@ class Change:
     insert: str
 
 
-def check_edits(edits: object, *, headings: bool = False) -> list[dict]:
+def check_edits(edits: object, *, headings: bool = False) -> list[dict[str, str]]:
     """The edits as a list of plain dicts, or EditError(reason=BAD_EDIT) with a plain message.
 
     `headings` also allows `{"heading": str, "append": str}` (a non-empty heading).

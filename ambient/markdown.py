@@ -16,8 +16,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # markdown-it is imported on first use only (see _parser)
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _THEMATIC = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _ITEM = re.compile(r"^([ \t]*)([-*+]|[0-9]{1,9}[.)])(?:[ \t]+(.*))?$")
@@ -26,7 +32,7 @@ _QUOTES = re.compile(r"^(?: {0,3}> ?)*")
 
 
 @lru_cache(maxsize=1)
-def _parser():
+def _parser() -> MarkdownIt:
     # Imported on first use: the page loads markdown-it only when a view or toggle needs it.
     from markdown_it import MarkdownIt
 
@@ -34,7 +40,7 @@ def _parser():
 
 
 @lru_cache(maxsize=4)
-def _tokens(text: str) -> tuple:
+def _tokens(text: str) -> tuple[Token, ...]:
     """markdown-it's block tokens for `text` (a Todo redraw and a toggle share one parse)."""
     return tuple(_parser().parse(text))
 
@@ -60,7 +66,7 @@ class OutlineNode:
     done: bool | None = None  # for todo items
     children: list[OutlineNode] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "level": self.level,
@@ -76,7 +82,7 @@ def lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def visible_lines(text: str):
+def visible_lines(text: str) -> Iterator[tuple[int, str]]:
     """Yield (line_number, line) for lines outside code blocks (fenced or indented)."""
     hidden: set[int] = set()
     for token in _tokens(text):
@@ -125,7 +131,7 @@ class _Task:
     column: int  # Python index of "[" in the line
 
 
-def _first_paragraph(tokens: tuple, index: int):
+def _first_paragraph(tokens: tuple[Token, ...], index: int) -> Token | None:
     """The inline token of the paragraph that opens the list item at `index`, or None."""
     opener = tokens[index]
     if index + 2 < len(tokens) and tokens[index + 1].type == "paragraph_open":
@@ -135,11 +141,11 @@ def _first_paragraph(tokens: tuple, index: int):
     return None
 
 
-def _task(source: list[str], inline) -> _Task | None:
+def _task(source: list[str], inline: Token) -> _Task | None:
     """The task an item's first paragraph holds, located in its source line."""
     first = inline.content.split("\n", 1)[0]
     box = _CHECKBOX.match(first)
-    if not box:
+    if not box or inline.map is None:
         return None
     number = inline.map[0] + 1
     line = source[number - 1].rstrip()
@@ -172,7 +178,8 @@ def todos(text: str) -> list[TodoItem]:
 
 def _leading(line: str) -> str:
     """The indentation before a list marker, after any quote markers."""
-    rest = line[_QUOTES.match(line).end():]
+    quotes = _QUOTES.match(line)  # the pattern matches every line (it may match nothing)
+    rest = line[quotes.end() if quotes else 0:]
     return rest[: len(rest) - len(rest.lstrip(" \t"))]
 
 

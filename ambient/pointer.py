@@ -9,6 +9,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, TypeGuard
 
 from ambient.contract import HEADER_NAME, VIEWS  # noqa: F401 - the codec's header, re-exported
 from ambient.paths import PathError, check_path
@@ -50,9 +51,11 @@ class Pointer:
     captured_at: str
     selection: Selection | None = None
 
-    def to_wire(self) -> dict:
+    def to_wire(self) -> dict[str, Any]:
         """The JSON object sent on the wire (field order fixed, selection only in edit view)."""
-        wire: dict = {"v": VERSION, "path": self.path, "view": self.view, "frameId": self.frame_id}
+        wire: dict[str, Any] = {
+            "v": VERSION, "path": self.path, "view": self.view, "frameId": self.frame_id
+        }
         if self.selection is not None and self.view == "edit":
             wire["selection"] = {"anchor": self.selection.anchor, "head": self.selection.head}
         wire.update(
@@ -60,7 +63,7 @@ class Pointer:
         )
         return wire
 
-    def to_meta(self) -> dict:
+    def to_meta(self) -> dict[str, Any]:
         """The fields stored in `ambient_meta`: everything except path and view."""
         wire = self.to_wire()
         del wire["path"], wire["view"]
@@ -165,7 +168,7 @@ def _decode(value: str | bytes) -> Pointer:
     return _from_wire(obj)
 
 
-def _from_wire(obj: dict) -> Pointer:
+def _from_wire(obj: dict[str, Any]) -> Pointer:
     """Validate a wire object and build the Pointer; unknown fields are ignored."""
     for name in ("v", "path", "view", "frameId", "bytes", "sha256", "flushed", "capturedAt"):
         if name not in obj:
@@ -222,8 +225,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_count(value: object) -> bool:
-    return _is_int(value) and 0 <= value <= MAX_SAFE_INT
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_SAFE_INT
 
 
 def _is_utc_millis(value: str) -> bool:
@@ -236,8 +239,8 @@ def _is_utc_millis(value: str) -> bool:
     return True
 
 
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    obj: dict = {}
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    obj: dict[str, object] = {}
     for key, val in pairs:
         if key in obj:
             raise PointerError("duplicate field")

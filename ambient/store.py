@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from ambient.contract import INBOX
 
@@ -20,7 +20,7 @@ class Runtime(Protocol):
     path: str
     view: str
 
-    def snapshot(self) -> Awaitable[dict]: ...
+    def snapshot(self) -> Awaitable[dict[str, Any]]: ...
 
     def flush(self) -> Awaitable[object]: ...
 

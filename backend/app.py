@@ -17,6 +17,7 @@ from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from backend import VERSION
 from backend.api.routes import (
     active_note,
     agent_proposals,
@@ -89,7 +90,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     app = FastAPI(
         title="Ambient Note Awareness",
-        version="0.1.0",
+        version=VERSION,
         summary="Markdown notes in workspaces, with an assistant that knows which note is open.",
         docs_url=None,  # served below from packaged files, never from a CDN
         redoc_url=None,

@@ -27,6 +27,7 @@ from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from backend import VERSION
 from backend import tool_arguments as args
 from backend.db import utcnow
 from backend.errors import TooManyRequests
@@ -210,7 +211,7 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
     ]
     with _sdk_leaves_logging_alone():
         return ScopedServer(
-            "ambient-notes", instructions=INSTRUCTIONS, version="0.1.0", log_level="WARNING",
+            "ambient-notes", instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING",
             tools=tools,
         )
 

@@ -54,7 +54,7 @@ def access_failure_message(reason: str) -> str:
     return _MESSAGES.get(reason, _MESSAGES[NO_ROW])
 
 
-def failure(reason: str, **extra: Any) -> dict:
+def failure(reason: str, **extra: Any) -> dict[str, Any]:
     """A document tool's failure answer: the reason and its one plain-language text."""
     return {"ok": False, "reason": reason, "text": access_failure_message(reason), **extra}
 
@@ -76,7 +76,7 @@ def cut_utf8(data: bytes, limit: int) -> bytes:
     return data[:end]
 
 
-def fetch(db: Session, workspace_id: str, path: object) -> Document | dict:
+def fetch(db: Session, workspace_id: str, path: object) -> Document | dict[str, Any]:
     """The saved note at `path`, or the failure every document tool gives for it."""
     try:
         path = check_path(path)
@@ -87,7 +87,7 @@ def fetch(db: Session, workspace_id: str, path: object) -> Document | dict:
         return failure(MISSING_DOCUMENT)
 
 
-def read_saved(db: Session, workspace_id: str, path: object, max_bytes: int) -> dict:
+def read_saved(db: Session, workspace_id: str, path: object, max_bytes: int) -> dict[str, Any]:
     """The saved note at `path`, cut to `max_bytes`, or the failure for it (unframed).
 
     The caller has already checked its authority over `workspace_id` (a delivery row here,
@@ -112,7 +112,9 @@ def read_saved(db: Session, workspace_id: str, path: object, max_bytes: int) -> 
     }
 
 
-def compare_with_pointer(result: dict, pointer: codec.Pointer, *, need_flushed: bool) -> None:
+def compare_with_pointer(
+    result: dict[str, Any], pointer: codec.Pointer, *, need_flushed: bool
+) -> None:
     """Mark a complete read stale (with the caveat) unless it is what the page measured.
 
     Only a complete copy can be compared; `need_flushed` also asks that nothing was unsaved.
@@ -124,14 +126,14 @@ def compare_with_pointer(result: dict, pointer: codec.Pointer, *, need_flushed: 
     result["caveat"] = None if same else CAVEAT
 
 
-def selection_of(pointer: codec.Pointer) -> dict | None:
+def selection_of(pointer: codec.Pointer) -> dict[str, int] | None:
     """The pointer's selection as the tools answer it."""
     if pointer.selection is None:
         return None
     return {"anchor": pointer.selection.anchor, "head": pointer.selection.head}
 
 
-def frame(result: dict, heading: str) -> dict:
+def frame(result: dict[str, Any], heading: str) -> dict[str, Any]:
     """A successful read_saved result with its text for the model (the digest dropped)."""
     result = dict(result)
     result.pop("_sha256", None)
@@ -148,7 +150,7 @@ def frame(result: dict, heading: str) -> dict:
 
 def list_saved(
     db: Session, workspace_id: str, keep: Callable[[str], bool] | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The workspace's notes as list_documents answers them (authority already checked).
 
     `keep` narrows it to the paths a caller may reach (an MCP token's folder, SPEC §14).
@@ -180,7 +182,7 @@ def fresh(pointer: codec.Pointer, size: int, sha256: str, *, need_flushed: bool 
 
 def search_saved(
     db: Session, workspace_id: str, query: str, keep: Callable[[str], bool] | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Notes of the workspace containing every word of `query` (the search service, SPEC §11),
     with one line per note for the model: `- path (line N): snippet`; `keep` as list_saved."""
     try:

@@ -54,7 +54,9 @@ def parse_query(query: object) -> list[str]:
     return terms
 
 
-def search(db: Session, *, workspace_id: str, query: str, limit: int = MAX_RESULTS) -> list[dict]:
+def search(
+    db: Session, *, workspace_id: str, query: str, limit: int = MAX_RESULTS
+) -> list[dict[str, Any]]:
     """Notes of `workspace_id` containing every word of `query`, case-insensitively.
 
     Each result is `{"path", "line", "snippet"}`: `line` is the 1-based line of the first
@@ -100,7 +102,7 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[Any]:
+def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[int, str]:
     """SELECT id, path of the workspace's notes that contain every term."""
     stmt = select(Document.id, Document.path).where(Document.workspace_id == workspace_id)
     long_terms = [t for t in terms if len(t) >= TRIGRAM]
@@ -121,7 +123,7 @@ def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[Any]:
     if long_terms:
         fts = table(FTS_TABLE)
         phrases = " AND ".join(_fts_phrase(t) for t in long_terms)
-        matched = (
+        matched: Select[Any] = (
             select(literal_column("rowid"))
             .select_from(fts)
             .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=phrases))

@@ -55,7 +55,8 @@ def user_for_token(db: Session, *, token: str, now: datetime, secret: str) -> Us
     ).first()
     if row is None or row.expires_at <= now:
         return None
-    return row.User
+    user: User = row.User
+    return user
 
 
 def delete_session(db: Session, *, token: str, secret: str) -> None:

@@ -7,8 +7,9 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from ambient.paths import under_folder
@@ -102,11 +103,11 @@ def revoke_token(db: Session, *, user_id: int, token_id: str) -> None:
     """Delete the token at once; another user's token id looks like a missing one (404)."""
     if not storable(token_id, max_length=36):
         raise NotFound(NOT_FOUND)
-    result = db.execute(
+    result = cast(CursorResult[Any], db.execute(  # a DELETE's result: it has a rowcount
         delete(PersonalAccessToken).where(
             PersonalAccessToken.id == token_id, PersonalAccessToken.user_id == user_id
         )
-    )
+    ))
     db.commit()
     if result.rowcount == 0:
         raise NotFound(NOT_FOUND)

@@ -1,4 +1,5 @@
-"""The import rules that keep the core pure: ambient/ is standard library only (STYLE.md)."""
+"""The import rules that keep the core pure: ambient/ is standard library only, the browser
+layer alone imports js, and lower layers never reach up into the API (docs/architecture.md)."""
 
 import ast
 import sys
@@ -111,3 +112,14 @@ def test_lower_layers_never_reach_up_into_the_api():
     for module in lower:
         reaching = {name for name in _imported_modules(module) if name.startswith("backend.api")}
         assert not reaching, f"{module.relative_to(ROOT)} imports {sorted(reaching)}"
+
+
+def test_the_version_is_spelled_once_in_pyproject():
+    import tomllib
+
+    from backend import VERSION
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert VERSION == version
+    for module in _sources("backend", "ambient"):
+        assert f'"{version}"' not in module.read_text(encoding="utf-8"), module.relative_to(ROOT)
