@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib.util import find_spec
 from pathlib import Path
+
+from backend.runtime import package_files
 
 
 class StaleSnapshot(RuntimeError):
@@ -17,12 +18,11 @@ def _sha(path: Path) -> str:
 
 
 def _package_files(name: str) -> dict[str, str]:
-    spec = find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise StaleSnapshot(f"{name} is not installed; run ./dev setup")
-    root = Path(next(iter(spec.submodule_search_locations)))
-    return {f"{name}/{p.relative_to(root).as_posix()}": _sha(p) for p in sorted(root.rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix in (".py", ".typed")}
+    try:
+        files = package_files(name)  # the rule web/snapshot.mjs used, from the same function
+    except RuntimeError as missing:
+        raise StaleSnapshot(str(missing)) from None
+    return {key: _sha(path) for key, path in files.items()}
 
 
 def check_snapshot(vendor: Path) -> None:

@@ -1,4 +1,9 @@
-"""Serves the page: index.html, the vendored browser runtime, and the page's Python as one zip."""
+"""Serves the page: index.html, the vendored browser runtime, and the page's Python as one zip.
+
+The runtime (backend/assets.py) goes out compressed and under hashed, immutable URLs; the few
+page files that name those URLs (index.html, pyscript.json, the interpreter module) are
+rewritten once at start and revalidated on every visit, so an upgrade never mixes two builds.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,15 @@ import io
 import mimetypes
 import zipfile
 from functools import cache
-from importlib.util import find_spec
 from pathlib import Path
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 import ambient
+from backend.assets import REVALIDATE, Runtime, add_bundle, load_vendor
+from backend.runtime import package_files, package_root
 from backend.snapshot import check_snapshot
 
 # The page's folder: the copy an installed wheel carries (setup.py puts it here), else the
@@ -27,7 +33,11 @@ _TYPES = {
     ".mjs": "text/javascript",
     ".wasm": "application/wasm",
     ".whl": "application/octet-stream",
+    ".snapshot": "application/octet-stream",
 }
+# The page files that name runtime URLs: served rewritten to the hashed URLs, revalidated.
+NAMING_FILES = {"/": "index.html", "/static/pyscript.json": "static/pyscript.json",
+                "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs"}
 
 # The page may talk to its own origin only. Pyodide needs 'wasm-unsafe-eval' to compile its
 # WebAssembly and 'unsafe-eval' because its loader builds its EM_JS glue with eval();
@@ -54,29 +64,20 @@ def python_bundle(web_dir: Path | None = None) -> bytes:
 
     PyScript unpacks it into the interpreter's working directory (`files` with a "./*" target),
     so the page gets every module in one request and never needs micropip or a wheel index.
+    The members are stored, not deflated: the served copy is Brotli or gzip over the whole zip.
     """
-    sources: list[tuple[Path, str]] = [
-        (Path(ambient.__file__).resolve().parent, "ambient"),
-        ((web_dir or page_dir()) / "app", "app"),
-    ]
+    files: dict[str, Path] = {}
+    files |= package_files("ambient", Path(ambient.__file__).resolve().parent)
+    files |= package_files("app", (web_dir or page_dir()) / "app")
     for package in ("markdown_it", "mdurl", "merge3"):
-        spec = find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise RuntimeError(f"{package} is not installed; run ./dev setup")
-        sources.append((Path(next(iter(spec.submodule_search_locations))), package))
+        files |= package_files(package, package_root(package))
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-        for folder, prefix in sources:
-            for path in sorted(folder.rglob("*")):
-                if path.is_file() and "__pycache__" not in path.parts and path.suffix in (
-                    ".py",
-                    ".typed",
-                ):
-                    # A fixed timestamp keeps the zip (and its ETag) identical across restarts.
-                    info = zipfile.ZipInfo(f"{prefix}/{path.relative_to(folder).as_posix()}")
-                    info.date_time = (2020, 1, 1, 0, 0, 0)
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    archive.writestr(info, path.read_bytes())
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, path in files.items():
+            # A fixed timestamp keeps the zip (and its URL) identical across restarts.
+            info = zipfile.ZipInfo(name)
+            info.date_time = (2020, 1, 1, 0, 0, 0)
+            archive.writestr(info, path.read_bytes())
     return buffer.getvalue()
 
 
@@ -89,28 +90,63 @@ def mount_web(app: FastAPI, settings: object) -> None:
     if not (vendor / "pyodide" / "pyodide.mjs").is_file():
         raise RuntimeError(f"{vendor} is missing the browser runtime; run ./dev setup")
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
-    index = (web_dir / "index.html").read_bytes()
-    bundle = python_bundle(web_dir)
-    bundle_etag = '"' + hashlib.sha256(bundle).hexdigest()[:16] + '"'
+    runtime = _runtime(web_dir)
+    pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
 
-    @app.get("/", include_in_schema=False)
-    def page() -> Response:
-        # One page for the main window and every popped-out window (they differ by query).
-        return Response(index, media_type="text/html; charset=utf-8", headers=_page_headers())
-
-    @app.get("/py/app.zip", include_in_schema=False)
-    def python_zip(request: Request) -> Response:
-        headers = {"ETag": bundle_etag, "Cache-Control": "no-cache"}
-        if request.headers.get("if-none-match") == bundle_etag:
+    def page_file(request: Request) -> Response:
+        body, etag, media_type = pages[request.url.path]
+        headers = _page_headers() if request.url.path == "/" else {"Cache-Control": REVALIDATE}
+        headers["ETag"] = etag
+        if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers=headers)
-        return Response(bundle, media_type="application/zip", headers=headers)
+        return Response(body, media_type=media_type, headers=headers)
+
+    # One page for the main window and every popped-out window (they differ by query).
+    for url in pages:
+        app.add_api_route(url, page_file, methods=["GET", "HEAD"], include_in_schema=False)
+
+    def runtime_file(request: Request) -> Response:
+        found = runtime.assets.get(request.url.path)
+        if found is None:
+            raise HTTPException(404)
+        asset, immutable = found
+        return asset.response(request, immutable=immutable)
+
+    for prefix in ("/vendor", "/py"):
+        app.add_api_route(prefix + "/{name:path}", runtime_file, methods=["GET", "HEAD"],
+                          include_in_schema=False)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:
         return FileResponse(web_dir / "favicon.svg", media_type="image/svg+xml")
 
-    app.mount("/vendor", StaticFiles(directory=vendor), name="vendor")
-    app.mount("/static", StaticFiles(directory=web_dir / "static"), name="static")
+    app.mount("/static", _Revalidated(directory=web_dir / "static"), name="static")
+
+
+@cache
+def _runtime(web_dir: Path) -> Runtime:
+    """The runtime table for a page folder, built once per process (it compresses the bundle)."""
+    runtime = load_vendor(web_dir / "vendor")
+    add_bundle(runtime, "/py/app.zip", python_bundle(web_dir), "application/zip")
+    return runtime
+
+
+def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
+    text = runtime.rewrite(path.read_text(encoding="utf-8"))
+    # The boot screen's progress bar: how many bytes a first visit fetches, before compression.
+    text = text.replace('data-runtime-bytes=""', f'data-runtime-bytes="{runtime.raw_bytes}"')
+    body = text.encode()
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"
+
+
+class _Revalidated(StaticFiles):
+    """The page's own small files: always revalidated (ETag), so a new build shows at once."""
+
+    def file_response(self, *args, **kwargs) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = REVALIDATE
+        return response
 
 
 def _page_headers() -> dict[str, str]:

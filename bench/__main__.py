@@ -19,8 +19,8 @@ SERVER = {
     "load": backend_benches.steady_load,
     "search": search_bench.search,
 }
-BROWSER = ("cold-start", "popout", "capture", "typing", "browser-memory", "inline",
-           "publish")
+BROWSER = ("cold-start", "first-visit", "popout", "capture", "typing", "browser-memory",
+           "inline", "publish")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench import page_js as js
+from bench.first_visit import first_visit
 from bench.inline_bench import inline
 from bench.pages import BARE_PYODIDE, INSTRUMENT, PLAIN_CM, baseline_pages, instrument
 from bench.plan import Plan
@@ -315,8 +316,8 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
     ctx.close()
 
 
-BENCHES = {"cold-start": cold_start, "popout": popout, "capture": capture, "typing": typing,
-           "inline": inline, "publish": publish}
+BENCHES = {"cold-start": cold_start, "first-visit": first_visit, "popout": popout,
+           "capture": capture, "typing": typing, "inline": inline, "publish": publish}
 
 
 def _prepare(url: str) -> dict:

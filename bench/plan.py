@@ -16,13 +16,15 @@ class Plan:
     load_seconds: float  # the steady-load run
     typed_chars: int  # characters typed per typing repetition
     capture_calls: int  # captures averaged into one repetition
+    link_reps: int = 1  # first visits per emulated link (issue 23), each side
     postgres: bool = True
     search_notes: int = 10_000  # notes in the workspace the search benchmark queries
 
 
 PLANS = {
     "full": Plan("full", reps=5, ingress_requests=400, concurrency=8, tool_calls=20,
-                 rss_turns=10_000, load_seconds=60, typed_chars=300, capture_calls=10),
+                 rss_turns=10_000, load_seconds=60, typed_chars=300, capture_calls=10,
+                 link_reps=5),
     "quick": Plan("quick", reps=3, ingress_requests=100, concurrency=8, tool_calls=8,
                   rss_turns=500, load_seconds=10, typed_chars=150, capture_calls=5,
                   search_notes=1_000),

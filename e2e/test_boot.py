@@ -23,7 +23,7 @@ def test_boot_fetches_only_from_own_origin(page: Page, server: Server) -> None:
         if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin[:2]
     ]
     assert requests, "the page made no requests at all"
-    assert any(url.endswith("/vendor/pyodide/pyodide.asm.wasm") for url in requests)
+    assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
     assert foreign == []
     assert errors == []
 

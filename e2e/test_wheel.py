@@ -121,8 +121,8 @@ def test_installed_wheel_boots_from_its_own_origin(page: Page, installed: Instal
     origin = urlsplit(installed.url)[:2]
     foreign = [url for url in requests
                if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin]
-    assert any(url.endswith("/vendor/pyodide/pyodide.asm.wasm") for url in requests)
-    assert any(url.endswith("/vendor/pyscript/core.js") for url in requests)
+    assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
+    assert any(url.endswith("/pyscript/core.js") for url in requests)
     assert foreign == [] and failed == [] and errors == []
 
 

@@ -22,6 +22,7 @@ started on first use, for the limits shared across processes.
 from __future__ import annotations
 
 import glob
+import gzip
 import hashlib
 import itertools
 import json
@@ -34,6 +35,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import brotli
 import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
@@ -246,7 +248,22 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     manifest = {"file": "stub.snapshot", "sha256": hashlib.sha256(b"stub").hexdigest(),
                 "inputs": {"runtime": {}, "python": {}}}
     (web / "vendor" / "snapshot" / "manifest.json").write_text(json.dumps(manifest))
+    # Their compressed copies and table, as web/compress.mjs leaves them (backend/assets.py).
+    files = {}
+    for name in ("pyodide/pyodide.mjs", "snapshot/stub.snapshot"):
+        data = (web / "vendor" / name).read_bytes()
+        bodies = {"br": brotli.compress(data), "gzip": gzip.compress(data)}
+        for encoding, suffix in (("br", ".br"), ("gzip", ".gz")):
+            (web / "vendor" / (name + suffix)).write_bytes(bodies[encoding])
+        files[name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
+                       "br": len(bodies["br"]), "gzip": len(bodies["gzip"])}
+    (web / "vendor" / "files.json").write_text(json.dumps({
+        "encodings": {"br": ".br", "gzip": ".gz"},
+        "not_served": ["snapshot/manifest.json", "files.json", ".stamp"], "files": files}))
     (web / "static").mkdir()
+    (web / "static" / "pyscript.json").write_text('{"files": {"/py/app.zip": "./*"}}\n')
+    (web / "static" / "pyodide-snapshot.mjs").write_text(
+        'import "/vendor/pyodide/pyodide.mjs";\n')
     (web / "index.html").write_text("<!doctype html><title>test</title>\n")
     (web / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
     return web

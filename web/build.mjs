@@ -1,6 +1,9 @@
-// Copies the browser runtime out of node_modules into web/vendor (served, git-ignored) and
-// bundles the one CodeMirror module. Nothing here fetches from the network.
+// Copies the browser runtime out of node_modules into web/vendor (served, git-ignored),
+// bundles the one CodeMirror module, makes the Pyodide memory snapshot, then compresses every
+// served file once (web/compress.mjs). Nothing here fetches from the network. What is copied
+// is listed once, in web/runtime.json, which web/snapshot.mjs and the server read too.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,20 +11,26 @@ import { fileURLToPath } from "node:url";
 const web = dirname(fileURLToPath(import.meta.url));
 const root = dirname(web);
 const vendor = join(web, "vendor");
+const runtime = JSON.parse(readFileSync(join(web, "runtime.json"), "utf8"));
+const python = process.env.ANA_PYTHON || join(root, ".venv", "bin", "python");
 rmSync(vendor, { recursive: true, force: true });
 mkdirSync(join(vendor, "pyodide"), { recursive: true });
 
 // Only what loadPyodide needs; the npm package carries no wheels, so nothing else is useful.
-for (const name of ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]) {
+for (const name of runtime.pyodide) {
   cpSync(join(root, "node_modules/pyodide", name), join(vendor, "pyodide", name));
 }
+// The standard library zip, stored instead of deflated, so Brotli compresses it as a whole
+// (backend/runtime.py says why); done before the snapshot, which records its hash.
+execFileSync(python, ["-m", "backend.runtime", "store-zip",
+  ...runtime.stored_zips.map((name) => join(vendor, name))], { cwd: root, stdio: "inherit" });
 // PyScript: only the modules the page loads. core.js starts from its core chunk and imports the
 // plugins below as soon as it boots (seen in Chromium's request list); everything else in dist
 // (the py-editor's CodeMirror, the terminal's xterm, TOML configs, MicroPython) is loaded only
 // by features this page does not use. Static imports of what is kept are followed, so a kept
 // module never misses a dependency; a plugin that no longer matches one file fails the build.
 const pyscriptDist = join(root, "node_modules/@pyscript/core/dist");
-const PLUGINS = ["deprecations-manager", "donkey", "error", "py-editor", "py-game", "py-terminal"];
+const PLUGINS = runtime.pyscript_plugins;
 const distFiles = readdirSync(pyscriptDist);
 const wanted = ["core.js"];
 for (const plugin of PLUGINS) {
@@ -54,3 +63,5 @@ await build({
 });
 console.log(`web/vendor ready: ${readdirSync(vendor).join(", ")} (pyscript: ${kept.size} modules)`);
 await import("./snapshot.mjs"); // the Pyodide memory snapshot, made from the runtime just copied
+const { compressTree } = await import("./compress.mjs");
+await compressTree(vendor, runtime, join(root, ".cache", "precompressed"));

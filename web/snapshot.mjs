@@ -6,18 +6,19 @@
 // stale snapshot fails loudly and is never loaded.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = dirname(web);
 const pyodideDir = join(web, "vendor", "pyodide");
 const out = join(web, "vendor", "snapshot");
-// Keep in step with backend/web.py (SNAPSHOT_RUNTIME): the files the snapshot must match.
-const RUNTIME = ["pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide.mjs", "python_stdlib.zip",
-  "pyodide-lock.json"];
-const PACKAGES = ["markdown_it", "mdurl"]; // unpacked where /py/app.zip puts them too
+// web/runtime.json: the runtime files the snapshot must match, and the packages it imports
+// (unpacked where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
+const runtime = JSON.parse(readFileSync(join(web, "runtime.json"), "utf8"));
+const RUNTIME = runtime.pyodide;
+const PACKAGES = runtime.snapshot_packages;
 // Standard-library modules the page (and PyScript's own bootstrap) imports at start; none
 // touches `js` when imported. Adding one here only moves its import into the build. `random`
 // comes in through `secrets`; the loader reseeds it, so windows never share its state.
@@ -33,36 +34,20 @@ const MODULES = [
 
 const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
 const python = process.env.ANA_PYTHON || join(root, ".venv", "bin", "python");
-
-function packageFiles(name) {
-  const where = execFileSync(python, ["-c",
-    `import importlib.util as u; print(next(iter(u.find_spec("${name}").submodule_search_locations)))`,
-  ]).toString().trim();
-  const files = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir).sort()) {
-      const path = join(dir, entry);
-      if (entry === "__pycache__") continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.(py|typed)$/.test(entry)) files.push([`${name}/${relative(where, path)}`, path]);
-    }
-  };
-  walk(where);
-  return files;
-}
+// Which files of a package ship is decided once, in Python (backend/runtime.py).
+const packageFiles = JSON.parse(execFileSync(python,
+  ["-m", "backend.runtime", "package-files", ...PACKAGES], { cwd: root }).toString());
 
 const { loadPyodide } = await import(join(pyodideDir, "pyodide.mjs"));
 const pyodide = await loadPyodide({ indexURL: pyodideDir + "/", _makeSnapshot: true });
 const inputs = { runtime: {}, python: {} };
 for (const name of RUNTIME) inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
-for (const pkg of PACKAGES) {
-  for (const [name, path] of packageFiles(pkg)) {
-    const bytes = readFileSync(path);
-    inputs.python[name] = sha(bytes);
-    const target = `/home/pyodide/${name}`;
-    pyodide.FS.mkdirTree(dirname(target));
-    pyodide.FS.writeFile(target, bytes);
-  }
+for (const [name, path] of Object.entries(packageFiles)) {
+  const bytes = readFileSync(path);
+  inputs.python[name] = sha(bytes);
+  const target = `/home/pyodide/${name}`;
+  pyodide.FS.mkdirTree(dirname(target));
+  pyodide.FS.writeFile(target, bytes);
 }
 pyodide.runPython(`
 import importlib, sys

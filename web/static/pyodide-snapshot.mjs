@@ -1,29 +1,89 @@
 // PyScript's "interpreter" (web/static/pyscript.json): Pyodide's own loadPyodide, booted from
 // the memory snapshot web/snapshot.mjs builds (Python initialised, the page's standard-library
 // modules and markdown-it already imported). Every window, pop-outs included, loads this one
-// URL; index.html preloads it so the download starts before PyScript's modules arrive.
+// module; the server rewrites the runtime URLs below to their hashed, immutable form
+// (backend/assets.py), so a pop-out finds every file in the HTTP cache. index.html preloads
+// each large file, so all downloads start at once, before PyScript's modules arrive.
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
 
 export { version };
 
 const SNAPSHOT = "/vendor/snapshot/pyodide.snapshot";
+const INDEX_URL = "/vendor/pyodide/";
 
 const status = (text) => {
   const el = document.getElementById("boot-status");
   if (el) el.textContent = text;
 };
 
+// The boot screen's download progress: bytes of the runtime received so far (the snapshot as
+// it streams in, every other runtime file once complete) out of what the server says a first
+// visit fetches (data-runtime-bytes, counted before compression, as these counters are).
+function progress() {
+  const bar = document.getElementById("boot-progress");
+  const label = document.getElementById("boot-bytes");
+  const total = Number(bar && bar.dataset.runtimeBytes);
+  let streamed = 0;
+  const finished = new Map();
+  const mb = (bytes) => (bytes / 1e6).toFixed(1);
+  const show = () => {
+    if (!bar || !total) return;
+    let received = streamed;
+    for (const size of finished.values()) received += size;
+    bar.max = total;
+    bar.value = Math.min(received, total);
+    if (label) label.textContent = `${mb(Math.min(received, total))} of ${mb(total)} MB`;
+  };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const path = new URL(entry.name).pathname;
+      if (/^\/(vendor|py)\//.test(path) && path !== SNAPSHOT) {
+        finished.set(path, entry.decodedBodySize);
+      }
+    }
+    show();
+  });
+  observer.observe({ type: "resource", buffered: true });
+  return {
+    add(bytes) { streamed += bytes; show(); },
+    stop() { observer.disconnect(); },
+  };
+}
+
+async function download(url, meter) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const chunks = [];
+  let size = 0;
+  for (const reader = response.body.getReader(); ;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    meter.add(value.length);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
 export async function loadPyodide(options = {}) {
   status("Downloading Python…");
-  const snapshot = fetch(SNAPSHOT).then((response) => {
-    if (!response.ok) throw new Error(`${SNAPSHOT} answered ${response.status}`);
-    return response.arrayBuffer();
-  });
+  const meter = progress();
+  const snapshot = download(SNAPSHOT, meter);
   snapshot.then(() => status("Starting Python…"), () => {});
-  // PyScript passes an indexURL next to this module; the runtime lives in /vendor/pyodide/.
-  const pyodide = await load({ ...options, indexURL: "/vendor/pyodide/", _loadSnapshot: snapshot });
-  // The snapshot froze `random`'s seed from the build: give each window its own again.
-  pyodide.runPython("import random; random.seed()");
-  status("Loading the app…");
-  return pyodide;
+  try {
+    // PyScript passes an indexURL next to this module; the runtime lives elsewhere.
+    const pyodide = await load({ ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot });
+    // The snapshot froze `random`'s seed from the build: give each window its own again.
+    pyodide.runPython("import random; random.seed()");
+    status("Loading the app…");
+    return pyodide;
+  } finally {
+    meter.stop();
+  }
 }

@@ -1,0 +1,92 @@
+"""A first visit gets the runtime compressed under hashed, immutable URLs; a repeat visit
+downloads none of it again, and the page files naming those URLs are revalidated."""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.request
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Browser, Response, expect
+
+from e2e.conftest import Server, new_context, wait_ready
+
+HASHED = re.compile(r"^/(vendor|py)/[0-9a-f]{12}/")
+# Resource timing: transferSize is 0 exactly when the HTTP cache answered without the network.
+ENTRIES = """() => performance.getEntriesByType("resource").map(e => ({
+  path: new URL(e.name).pathname, transfer: e.transferSize,
+  encoded: e.encodedBodySize, decoded: e.decodedBodySize }))"""
+LARGE = ("/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip", "/pyodide/pyodide.asm.mjs",
+         "/snapshot/pyodide.snapshot", "/editor.js", "/app.zip", "/pyscript/core.js")
+
+
+def _visit(browser_context, server: Server) -> tuple[list[dict], dict[str, dict]]:
+    page = browser_context.new_page()
+    responses: dict[str, Response] = {}
+    page.on("response", lambda r: responses.setdefault(urlsplit(r.url).path, r))
+    page.goto(server.url + "/")
+    wait_ready(page)
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    entries = page.evaluate(ENTRIES)
+    headers = {path: response.all_headers() for path, response in responses.items()}
+    page.close()
+    return entries, headers
+
+
+def test_a_repeat_visit_downloads_none_of_the_runtime(browser: Browser, server: Server) -> None:
+    ctx = new_context(browser)
+    first, responses = _visit(ctx, server)
+    runtime = [e for e in first if e["path"].startswith(("/vendor/", "/py/"))]
+    paths = {e["path"] for e in runtime}
+    for large in LARGE:
+        assert any(p.endswith(large) for p in paths), (large, sorted(paths))
+    assert all(HASHED.match(p) for p in paths), sorted(paths)  # no unhashed runtime URL
+
+    for entry in runtime:
+        assert entry["transfer"] > 0, entry  # a fresh context: everything over the network
+        assert entry["encoded"] < entry["decoded"], entry  # and compressed
+        headers = responses[entry["path"]]
+        assert headers.get("content-encoding") == "br", (entry["path"], headers)
+        assert "accept-encoding" in headers.get("vary", "").lower(), headers
+        assert headers.get("cache-control") == "public, max-age=31536000, immutable", headers
+    for naming in ("/", "/static/pyscript.json", "/static/pyodide-snapshot.mjs"):
+        headers = responses[naming]
+        assert headers.get("cache-control") == "no-cache" and headers.get("etag"), headers
+
+    # The same browser comes back: the runtime comes from its cache, the page is revalidated.
+    again, responses = _visit(ctx, server)
+    runtime_again = [e for e in again if e["path"].startswith(("/vendor/", "/py/"))]
+    assert {e["path"] for e in runtime_again} == paths  # the same hashed URLs
+    refetched = [e for e in runtime_again if e["transfer"] != 0]
+    assert refetched == [], refetched
+    assert sum(e["transfer"] for e in runtime_again) == 0
+    ctx.close()
+
+
+def _get(url: str, accept: str | None) -> tuple[int, dict[str, str], bytes]:
+    request = urllib.request.Request(url, headers={"Accept-Encoding": accept} if accept else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, \
+                response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, {}, b""
+
+
+def test_each_client_gets_the_encoding_it_accepts(server: Server) -> None:
+    status, _, page = _get(server.url + "/", None)
+    assert status == 200
+    wasm = re.search(rb'href="(/vendor/[0-9a-f]{12}/pyodide/pyodide\.asm\.wasm)"', page)
+    assert wasm, "index.html names no hashed wasm URL"
+    url = server.url + wasm.group(1).decode()
+    _, plain, body = _get(url, None)
+    assert "content-encoding" not in plain and body[:4] == b"\0asm"
+    _, gz, gz_body = _get(url, "gzip, deflate")
+    assert gz["content-encoding"] == "gzip" and gz_body[:2] == b"\x1f\x8b"
+    _, br, br_body = _get(url, "gzip, deflate, br")
+    assert br["content-encoding"] == "br" and len(br_body) < len(gz_body) < len(body)
+    assert br["etag"] != gz["etag"] != plain["etag"]  # one validator per representation
+    # Another build's hash is not this build's file: not found, never the new bytes.
+    other = re.sub(r"/vendor/[0-9a-f]{12}/", "/vendor/000000000000/", url)
+    assert _get(other, "br")[0] == 404

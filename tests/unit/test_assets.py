@@ -1,0 +1,98 @@
+"""The runtime is served from compressed copies, chosen by Accept-Encoding, under hashed URLs."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from backend.assets import (
+    RuntimeNotCompressed,
+    add_bundle,
+    choose_encoding,
+    load_vendor,
+)
+
+BOTH = ("br", "gzip")
+
+
+@pytest.mark.parametrize(("header", "chosen"), [
+    ("gzip, deflate, br, zstd", "br"),  # Chromium's
+    ("gzip, deflate", "gzip"),
+    ("br;q=0, gzip", "gzip"),
+    ("gzip;q=0, br;q=0", None),
+    ("identity", None),
+    ("", None),
+    (None, None),
+    ("*", "br"),
+    ("*, br;q=0", "gzip"),
+    ("GZIP", "gzip"),
+    ("br;q=abc, gzip", "gzip"),  # a malformed weight refuses that coding, not the request
+])
+def test_the_encoding_follows_the_accept_encoding_header(header, chosen):
+    assert choose_encoding(header, BOTH) == chosen
+
+
+def test_only_an_offered_encoding_is_chosen():
+    assert choose_encoding("br, gzip", ["gzip"]) == "gzip"
+    assert choose_encoding("br", ["gzip"]) is None
+
+
+def _vendor(tmp_path: Path, names: dict[str, bytes]) -> Path:
+    """A vendor folder as web/compress.mjs leaves it (fake compressed bodies of known size)."""
+    files = {}
+    for name, data in names.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.with_name(path.name + ".br").write_bytes(b"b" * 3)
+        path.with_name(path.name + ".gz").write_bytes(b"g" * 4)
+        files[name] = {"sha256": f"{len(data):064x}", "bytes": len(data), "br": 3, "gzip": 4}
+    (tmp_path / "files.json").write_text(json.dumps({
+        "encodings": {"br": ".br", "gzip": ".gz"}, "not_served": ["files.json"],
+        "files": files}))
+    return tmp_path
+
+
+def test_a_runtime_file_without_a_compressed_copy_stops_the_server(tmp_path):
+    vendor = _vendor(tmp_path, {"pyodide/pyodide.mjs": b"export {}", "editor.js": b"x"})
+    load_vendor(vendor)  # complete: accepted
+    (vendor / "pyodide" / "new.wasm").write_bytes(b"\0asm")  # added after the build
+    with pytest.raises(RuntimeNotCompressed, match="pyodide/new.wasm"):
+        load_vendor(vendor)
+
+
+def test_a_missing_or_other_compressed_copy_stops_the_server(tmp_path):
+    vendor = _vendor(tmp_path, {"editor.js": b"x"})
+    (vendor / "editor.js.gz").write_bytes(b"another build")
+    with pytest.raises(RuntimeNotCompressed, match=r"editor.js.gz"):
+        load_vendor(vendor)
+    (vendor / "editor.js.gz").unlink()
+    with pytest.raises(RuntimeNotCompressed, match=r"editor.js.gz"):
+        load_vendor(vendor)
+
+
+def test_urls_carry_a_hash_of_their_group_and_page_files_are_rewritten(tmp_path):
+    vendor = _vendor(tmp_path, {"pyodide/pyodide.mjs": b"a", "pyodide/pyodide.asm.wasm": b"b",
+                                "editor.js": b"c"})
+    runtime = load_vendor(vendor)
+    add_bundle(runtime, "/py/app.zip", b"PK zip bytes", "application/zip")
+    page = ('<link href="/vendor/pyodide/pyodide.asm.wasm"><script src="/vendor/editor.js">'
+            '{"/py/app.zip": "./*"} "/vendor/pyodide/" /vendor/pyodide-lock')
+    rewritten = runtime.rewrite(page)
+    pyodide = runtime.prefixes["/vendor/pyodide"]
+    assert pyodide.startswith("/vendor/") and pyodide.endswith("/pyodide") and len(pyodide) > 20
+    assert f'"{pyodide}/pyodide.asm.wasm"' in rewritten
+    assert f'"{pyodide}/"' in rewritten
+    assert f'"{runtime.prefixes["/vendor/editor.js"]}"' in rewritten
+    assert f'"{runtime.prefixes["/py/app.zip"]}"' in rewritten
+    assert "/vendor/pyodide-lock" in rewritten  # not a runtime URL: left alone
+    for hashed, (_, immutable) in runtime.assets.items():
+        assert immutable == (hashed.count("/") > 2 and hashed not in (
+            "/vendor/pyodide/pyodide.mjs", "/vendor/pyodide/pyodide.asm.wasm")), hashed
+
+
+def test_a_changed_file_changes_its_groups_url_only(tmp_path):
+    one = load_vendor(_vendor(tmp_path / "a", {"pyodide/x.js": b"1", "editor.js": b"e"}))
+    two = load_vendor(_vendor(tmp_path / "b", {"pyodide/x.js": b"22", "editor.js": b"e"}))
+    assert one.prefixes["/vendor/pyodide"] != two.prefixes["/vendor/pyodide"]
+    assert one.prefixes["/vendor/editor.js"] == two.prefixes["/vendor/editor.js"]
