@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-from backend.assistant.inline_transforms import WORDS, Answer, language, offline
+from backend.assistant.inline_transforms import Answer, offline
+from backend.assistant.language import language
+from backend.assistant.messages import say
 from backend.assistant.model import MALFORMED, STATUS, TIMEOUT, UNREACHABLE, ChatModel, ModelFailure
 
 SYSTEM_PROMPT = """You edit one passage of a user's Markdown note.
@@ -16,11 +18,8 @@ Keep the passage's language and line endings unless the instruction says otherwi
 _FENCE = re.compile(r"\A```[^\n]*\n(.*)\n```\s*\Z", re.DOTALL)
 
 # Why the model could not answer, by failure kind (model.ModelFailure); HTTP statuses are named.
-_WHY = {
-    TIMEOUT: {"en": "timeout", "ja": "タイムアウト"},
-    UNREACHABLE: {"en": "unreachable", "ja": "接続できません"},
-    MALFORMED: {"en": "unreadable reply", "ja": "応答を解釈できません"},
-}
+_WHY = {TIMEOUT: "inline.why_timeout", UNREACHABLE: "inline.why_unreachable",
+        MALFORMED: "inline.why_unreadable"}
 
 
 def _prompt(instruction: str, selection: str, before: str, after: str) -> str:
@@ -54,7 +53,7 @@ def ask_model(
             raise ModelFailure(MALFORMED)
     except ModelFailure as failure:
         lang = language(instruction)
-        why = f"HTTP {failure.status}" if failure.kind == STATUS else _WHY[failure.kind][lang]
-        return Answer(None, WORDS["model"][lang].format(why=why))
+        why = f"HTTP {failure.status}" if failure.kind == STATUS else say(_WHY[failure.kind], lang)
+        return Answer(None, say("inline.model", lang, why=why))
     fenced = _FENCE.match(content)
     return Answer(fenced.group(1) if fenced else content, None)

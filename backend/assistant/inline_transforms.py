@@ -7,6 +7,9 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from backend.assistant.language import language
+from backend.assistant.messages import say
+
 BULLET, NUMBERED, TODO = "bullet", "numbered", "todo"
 SORT, DEDUPE, UPPER, LOWER, TITLE, JOIN = "sort", "dedupe", "upper", "lower", "title", "join"
 
@@ -28,45 +31,10 @@ _KEYWORDS: dict[str, str] = {
 }
 _PATTERNS = {name: re.compile(rx, re.IGNORECASE) for name, rx in _KEYWORDS.items()}
 
-_JA = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
-
-WORDS = {
-    "none": {
-        "en": "This needs a language model: the offline assistant can only make a bullet list, "
-        "a numbered list or a todo list, sort lines, remove duplicate lines, change to "
-        "uppercase, lowercase or title case, or join lines. No model is configured.",
-        "ja": "この依頼には言語モデルが必要です。オフラインのアシスタントにできるのは、箇条書き、"
-        "番号付きリスト、タスクリスト、行の並べ替え、重複行の削除、大文字・小文字・タイトルケース"
-        "への変換、行の結合だけです。言語モデルは設定されていません。",
-    },
-    "many": {
-        "en": "This asks for more than one change; the offline assistant does one at a time "
-        "(a language model would be needed to do them together).",
-        "ja": "複数の変更が含まれています。オフラインのアシスタントは一度に一つずつしか行えません"
-        "（まとめて行うには言語モデルが必要です）。",
-    },
-    "empty": {
-        "en": "There is no text to change: select some text, or put the cursor on a line that "
-        "has text.",
-        "ja": "変更するテキストがありません。テキストを選択するか、文字のある行にカーソルを"
-        "置いてください。",
-    },
-    "model": {
-        "en": "The language model could not answer ({why}); nothing was changed. Please try again.",
-        "ja": "言語モデルが応答できませんでした（{why}）。何も変更していません。"
-        "もう一度お試しください。",
-    },
-}
-
-
 @dataclass(frozen=True)
 class Answer:
     replacement: str | None
     explanation: str | None
-
-
-def language(instruction: str) -> str:
-    return "ja" if _JA.search(instruction) else "en"
 
 
 def transforms_for(instruction: str) -> list[str]:
@@ -239,9 +207,9 @@ def offline(instruction: str, selection: str) -> Answer:
     lang = language(instruction)
     names = transforms_for(instruction)
     if not names:
-        return Answer(None, WORDS["none"][lang])
+        return Answer(None, say("inline.none", lang))
     if len(names) > 1:
-        return Answer(None, WORDS["many"][lang])
+        return Answer(None, say("inline.many", lang))
     if not selection.strip():
-        return Answer(None, WORDS["empty"][lang])
+        return Answer(None, say("inline.empty", lang))
     return Answer(transform(names[0], selection), None)

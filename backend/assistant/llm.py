@@ -9,7 +9,8 @@ from typing import Any
 
 from backend.assistant import registry
 from backend.assistant.agent import AgentResult, OfflineAgent
-from backend.assistant.intent import language
+from backend.assistant.language import language
+from backend.assistant.messages import say
 from backend.assistant.model import MALFORMED, ChatModel, ModelFailure
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.config import Settings
@@ -34,40 +35,6 @@ or discards. Each find must occur exactly once in the saved copy (read the note 
 include enough surrounding text); append adds text at the end. Tell the user what you proposed.
 - When a tool result carries a caveat, include that sentence verbatim in your reply.
 - Reply in the language of the user's latest message."""
-
-_ERRORS = {
-    "timeout": {
-        "en": "Sorry, the language model did not answer in time, so I could not reply. Your "
-        "message is saved; please try again.",
-        "ja": "申し訳ありません。言語モデルが時間内に応答しなかったため、返信できませんでした。"
-        "メッセージは保存されています。もう一度お試しください。",
-    },
-    "unreachable": {
-        "en": "Sorry, I could not reach the language model service. Your message is saved; "
-        "please try again later.",
-        "ja": "申し訳ありません。言語モデルのサービスに接続できませんでした。"
-        "メッセージは保存されています。しばらくしてからお試しください。",
-    },
-    "status": {
-        "en": "Sorry, the language model service returned an error (HTTP {status}). Your message "
-        "is saved; please try again.",
-        "ja": "申し訳ありません。言語モデルのサービスがエラー（HTTP {status}）を返しました。"
-        "メッセージは保存されています。もう一度お試しください。",
-    },
-    "malformed": {
-        "en": "Sorry, the language model sent a reply I could not understand. Your message is "
-        "saved; please try again.",
-        "ja": "申し訳ありません。言語モデルの応答を解釈できませんでした。"
-        "メッセージは保存されています。もう一度お試しください。",
-    },
-    "loop": {
-        "en": "Sorry, the language model kept calling tools without answering, so I stopped. "
-        "Your message is saved; please try again.",
-        "ja": "申し訳ありません。言語モデルが回答せずにツールを呼び続けたため中断しました。"
-        "メッセージは保存されています。もう一度お試しください。",
-    },
-}
-
 
 def tool_schemas() -> list[dict]:
     """The tools as OpenAI "function" tools with JSON-schema parameters."""
@@ -153,7 +120,7 @@ class LLMAgent:
             raise ModelFailure(LOOP)
         except ModelFailure as failure:
             log.warning("llm_failed", extra={"fields": {"turn_id": turn_id, "kind": failure.kind}})
-            reply = _ERRORS[failure.kind][lang].format(status=failure.status)
+            reply = say(f"model.{failure.kind}", lang, status=failure.status)
             yield "result", AgentResult(reply, calls)
 
     def _streamed(self, messages: list[dict], fields: dict) -> Generator[

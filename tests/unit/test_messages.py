@@ -15,7 +15,7 @@ from backend.assistant.messages import MESSAGES, say
 ROOT = Path(__file__).resolve().parents[2]
 # Modules whose wording comes from the table (llm.py and inline.py join once folded in).
 # (intent.py does test the language: to pick which grammar to read a message with.)
-TABLE_USERS = ["replies.py", "agent.py", "turns.py"]
+TABLE_USERS = ["replies.py", "agent.py", "turns.py", "llm.py", "inline.py", "inline_transforms.py"]
 
 
 def _fields(text: str) -> set[str]:
