@@ -22,6 +22,7 @@ from backend.api.routes import (
     agent_proposals,
     assistant,
     documents,
+    events,
     inline,
     key_sessions,
     proposals,
@@ -37,6 +38,7 @@ from backend.config import Settings
 from backend.db import build_engine, build_sessionmaker, utcnow
 from backend.errors import install_error_handlers
 from backend.guards import BodyLimitMiddleware, NoSniffMiddleware
+from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
@@ -76,8 +78,12 @@ def create_app(settings: Settings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with app.state.mcp_sessions.run():  # the /mcp transport's task group
-            yield
+        await app.state.live.start()  # live notes: the event fan-out (and its listener)
+        try:
+            async with app.state.mcp_sessions.run():  # the /mcp transport's task group
+                yield
+        finally:
+            await app.state.live.stop()
         engine.dispose()
 
     app = FastAPI(
@@ -96,6 +102,12 @@ def create_app(settings: Settings) -> FastAPI:
     # One language-model client per app (None: offline); its model is resolved on first use.
     app.state.model = ChatModel.from_settings(settings)
     app.state.agent = agent_for(app.state.model)
+    app.state.live = Hub(
+        sessionmaker,
+        database_url=settings.resolved_database_url(),
+        queue_size=settings.events_queue_size,
+        per_user=settings.events_streams_per_user,
+    )
 
     app.state.throttle = Throttle(settings.route_rate_limit)
 
@@ -116,7 +128,7 @@ def create_app(settings: Settings) -> FastAPI:
         return HealthOut(status="ok")
 
     routers = (session, workspaces, documents, search, key_sessions, assistant, proposals, inline,
-               tokens, active_note, agent_proposals)
+               tokens, active_note, agent_proposals, events)
     for module in routers:
         app.include_router(module.router)
     app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents

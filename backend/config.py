@@ -114,6 +114,26 @@ class Settings(BaseSettings):
         description="API key for the OpenAI-compatible API; alone (no base URL) it selects "
         "OpenAI itself.",
     )
+    events_keepalive_seconds: float = Field(
+        15, gt=0, le=15, description="The event stream sends a keep-alive comment at least this "
+        "often, in seconds."
+    )
+    events_streams_per_user: int = Field(
+        8, ge=1, description="Open event streams one user may hold in one server process; one "
+        "more gets 429."
+    )
+    events_queue_size: int = Field(
+        256, ge=1, description="Events waiting for one stream's client; a client that falls "
+        "this far behind is dropped (it resumes with Last-Event-ID)."
+    )
+    events_max_stream_seconds: float = Field(
+        300, gt=0, description="An event stream ends after this many seconds and the client "
+        "reconnects with Last-Event-ID (which checks the sign-in and membership again)."
+    )
+    events_send_timeout_seconds: float = Field(
+        30, gt=0, description="A stream whose client accepts nothing for this many seconds "
+        "is closed."
+    )
     llm_timeout_seconds: float = Field(
         30, gt=0, description="Timeout for one call to the chat API, in seconds."
     )

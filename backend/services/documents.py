@@ -5,6 +5,8 @@ Each write keeps the text it replaced (services.revisions) and records its event
 
 from __future__ import annotations
 
+import random
+import time
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, delete, select, update
@@ -21,7 +23,15 @@ from backend.services.revisions import Head
 from backend.services.source import Source
 
 NOT_FOUND = "There is no note at that path."
-_MAX_RETRIES = 5
+# A write that lost a race reads again and retries (an `If-Match` write answers 409 instead).
+# Many writers on one note can keep beating one another, so a loser waits a little, longer
+# each time, before the next try.
+_MAX_RETRIES = 40
+
+
+def _back_off(attempt: int) -> None:
+    if attempt:
+        time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
 
 
 def valid_path(path: object) -> str:
@@ -208,7 +218,8 @@ def save_document(
     now = now or utcnow()
     if if_match is not None and create_only:
         raise BadRequest("If-Match and If-None-Match cannot be used together.")
-    for _ in range(_MAX_RETRIES):
+    for attempt in range(_MAX_RETRIES):
+        _back_off(attempt)
         head, old_text = _read_for_write(
             db, workspace_id=workspace_id, path=path, source=source, now=now
         )
@@ -289,7 +300,8 @@ def delete_document(
     """Delete a note (only that revision when `if_match` is given); its history stays 30 days."""
     path = valid_path(path)
     now = now or utcnow()
-    for _ in range(_MAX_RETRIES):
+    for attempt in range(_MAX_RETRIES):
+        _back_off(attempt)
         head = head_of(db, workspace_id=workspace_id, path=path)
         if head is None:
             db.rollback()
@@ -332,7 +344,8 @@ def move_document(
     if to == path:
         raise BadRequest("The new path is the same as the current one.")
     source = source.as_action("move")
-    for _ in range(_MAX_RETRIES):
+    for attempt in range(_MAX_RETRIES):
+        _back_off(attempt)
         if find_document(db, workspace_id=workspace_id, path=to) is not None:
             db.rollback()
             raise Conflict("A note already exists at the new path.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from ambient import edits as edit_rules
 from backend.db import storable, utcnow
 from backend.errors import Conflict, NotFound
-from backend.models import Document
+from backend.models import Document, path_key
 from backend.models.proposals import EditProposal
 from backend.services import documents
 from backend.services.source import Source
@@ -265,6 +265,42 @@ def mark_applied_in_editor(
     _claim(db, proposal, via=VIA_EDITOR, revision=None, now=now or utcnow())
     db.commit()
     proposal.status, proposal.applied_via = APPLIED, VIA_EDITOR
+
+
+EDITOR_SAVE_WINDOW = timedelta(minutes=2)
+
+
+def awaiting_editor_save(
+    db: Session, *, user_id: int, workspace_id: str, path: str, now: datetime
+) -> str | None:
+    """The proposal this user just applied in the live editor of this note, whose autosave
+    has not come yet: that save is the assistant's revision (SPEC §15), not typing."""
+    found = db.scalar(
+        select(EditProposal.id)
+        .join(Document, Document.uid == EditProposal.document_uid)
+        .where(
+            EditProposal.user_id == user_id,
+            EditProposal.applied_via == VIA_EDITOR,
+            EditProposal.applied_revision.is_(None),
+            EditProposal.updated_at >= now - EDITOR_SAVE_WINDOW,
+            Document.workspace_id == workspace_id,
+            Document.path_sha256 == path_key(path),
+        )
+        .limit(1)
+    )
+    db.rollback()
+    return found
+
+
+def record_editor_save(db: Session, *, proposal_id: str, revision: int) -> None:
+    """The autosave that carried an in-editor apply landed as `revision`."""
+    db.execute(
+        update(EditProposal)
+        .where(EditProposal.id == proposal_id, EditProposal.applied_revision.is_(None))
+        .values(applied_revision=revision)
+        .execution_options(synchronize_session=False)
+    )
+    db.commit()
 
 
 def discard(db: Session, *, proposal: EditProposal, now: datetime | None = None) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from backend.db import storable
 from backend.models import KeySession, User, UserSession
+from backend.services import events
 
 
 def token_id(token: str, secret: str) -> str:
@@ -62,4 +63,5 @@ def delete_session(db: Session, *, token: str, secret: str) -> None:
     session_id = token_id(token, secret)
     db.execute(delete(KeySession).where(KeySession.user_session_id == session_id))
     db.execute(delete(UserSession).where(UserSession.id == session_id))
+    events.session_ended(db, user_session_id=session_id)  # its event streams close (§13)
     db.commit()

@@ -206,6 +206,27 @@ def _publish(w, c, kind):
     return c.put("/api/active-note", json=body), None
 
 
+def _revisions(w, c, kind):
+    _, url = w.fresh_note()
+    return c.get(url + "/revisions"), None
+
+
+def _revision(w, c, kind):
+    _, url = w.fresh_note()
+    return c.get(url + "/revisions/1"), None
+
+
+def _restore(w, c, kind):
+    _, url = w.fresh_note()
+    return c.post(url + "/revisions/1/restore", headers={"If-Match": '"1"'}), None
+
+
+def _events(w, c, kind):
+    # The stream is endless by design; a short life lets the member's call return here.
+    w.app.state.settings.events_max_stream_seconds = 0.3
+    return c.get("/api/workspaces/personal/events"), None
+
+
 SIGNED_IN = {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401}
 OWNER = {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}
 MEMBER = {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}
@@ -240,6 +261,10 @@ ROUTES = {
     ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (_tool, {
         "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
     ("GET", "/api/workspaces/{ws}/search"): (_search, MEMBER),
+    ("GET", "/api/workspaces/{ws}/documents/{path}/revisions"): (_revisions, MEMBER),
+    ("GET", "/api/workspaces/{ws}/documents/{path}/revisions/{n}"): (_revision, MEMBER),
+    ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (_restore, MEMBER),
+    ("GET", "/api/workspaces/{ws}/events"): (_events, MEMBER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"): (
         _proposal_get, OWNER),
@@ -410,6 +435,8 @@ def _writes(w: World):
         ("DELETE", "/api/workspaces/{ws}/documents/{path}"): ("DELETE", url, {}),
         ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (
             "POST", f"{url}/move", {"json": {"to": "m/stolen.md"}}),
+        ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (
+            "POST", f"{url}/revisions/1/restore", {}),
         ("POST", "/api/workspaces/{ws}/key-sessions"): (
             "POST", "/api/workspaces/personal/key-sessions", {}),
         ("POST", "/api/assistant/turns"): ("POST", "/api/assistant/turns", {"json": {

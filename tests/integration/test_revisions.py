@@ -233,3 +233,10 @@ def test_notes_named_like_the_history_routes_still_work(alice_client):
 def test_a_revision_that_is_no_number_is_no_revision(alice_client, bad):
     put(alice_client, "q.md", "q\n")
     assert alice_client.get(url("q.md", bad)).status_code == 404
+
+
+def test_a_revision_number_beyond_any_revision_is_404(alice_client):
+    put(alice_client, "big-n.md", "q\n")
+    huge = "/revisions/99999999999999999999"
+    assert alice_client.get(url("big-n.md", huge)).status_code == 404
+    assert alice_client.post(url("big-n.md", huge + "/restore")).status_code == 404

@@ -72,3 +72,24 @@ def test_a_proposal_does_not_apply_to_a_note_moved_onto_its_path(alice_client, c
     assert alice_client.get(url("plan.md")).text == "other\n"
     status = alice_client.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()
     assert status["status"] == "pending"
+
+
+def test_the_autosave_after_an_in_editor_apply_is_the_assistants_revision(
+    alice_client, conversation
+):
+    cid = conversation
+    put_note(alice_client, "personal", "plan.md", PLAN + "typing\n")  # coalesces with nothing
+    pid = propose_append(alice_client, cid)
+    marked = alice_client.post(
+        f"/api/assistant/conversations/{cid}/proposals/{pid}/applied-in-editor"
+    )
+    assert marked.status_code == 200
+    put_note(alice_client, "personal", "plan.md", PLAN + "typing\nx")  # the page's autosave
+    put_note(alice_client, "personal", "plan.md", PLAN + "typing\nx\nmore")  # typing again
+    items = alice_client.get(url("plan.md", "/revisions")).json()["revisions"]
+    assert [(i["source"]["kind"], i["action"]) for i in items][:3] == [
+        ("page", "edit"), ("assistant", "edit"), ("page", "edit")
+    ]
+    assert alice_client.get(url("plan.md", f"/revisions/{items[1]['revision']}")).text == (
+        PLAN + "typing\nx"
+    )

@@ -72,6 +72,8 @@ def test_every_operation_conforms_and_never_5xx(app, signed_in, capsys):
 
     schema = schemathesis.openapi.from_asgi("/api/openapi.json", app)
     operations = [result.ok() for result in schema.get_all_operations()]
+    # The event stream never ends by itself: test_events.py reads it with deadlines instead.
+    operations = [op for op in operations if not op.path.endswith("/events")]
     assert len(operations) >= 14
 
     cases: Counter[str] = Counter()

@@ -172,3 +172,29 @@ def test_a_proposal_made_on_one_process_is_applied_on_the_other(workers):
         "applied")
     again = a.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
     assert again.status_code == 409
+
+
+def test_a_save_through_one_process_reaches_a_stream_served_by_the_other(workers):
+    """SPEC §13: PostgreSQL's LISTEN/NOTIFY carries the event from one process to the other."""
+    from live_helpers import END, Stream
+
+    one, two = workers
+    a, b = _signed_in(one, two)
+    watching = Stream(two.url, "team", b.cookies)
+    try:
+        assert watching.status == 200
+        assert watching.next(timeout=10).comment == "connected"
+        started = time.monotonic()
+        saved = a.put("/api/workspaces/team/documents/live.md", content="from one")
+        assert saved.status_code == 201
+        event = watching.next_event(timeout=5)
+        # Within one second in the contract; 2 s leaves room for a loaded 2-core CI box.
+        assert time.monotonic() - started < 2
+        assert event.event == "saved"
+        assert event.json()["path"] == "live.md" and event.json()["revision"] == 1
+        # Signing out on one ends the sign-in's stream on two.
+        assert a.delete("/api/session").status_code in (200, 204)
+        watching.wait_end(timeout=5)
+        assert watching.items.empty() or watching.items.get_nowait() is END
+    finally:
+        watching.close()

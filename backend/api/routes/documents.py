@@ -7,11 +7,13 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Response
+from fastapi import Path as FastPath
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from starlette.convertors import Convertor, register_url_convertor
 
 from backend.api.deps import (
+    MAX_REVISION,
     CurrentUser,
     MemberWorkspace,
     NoteBody,
@@ -21,9 +23,12 @@ from backend.api.deps import (
     is_create_only,
     parse_if_match,
 )
+from backend.db import utcnow
 from backend.errors import error_responses
+from backend.models.proposals import EditProposal
 from backend.services import documents as documents_service
 from backend.services import history as history_service
+from backend.services import proposals as proposals_service
 from backend.services.source import Source
 
 
@@ -178,7 +183,13 @@ def _note_response(db, ws: str, path: str) -> Response:
     summary="A note's history, newest first (the current text first)",
     description="Kept revisions of the note at `path`, or of the note last deleted there "
     "(kept 30 days)." + _HISTORY_NOTE,
-    responses=error_responses(400, 401, 403, 404),
+    responses={
+        200: {
+            "description": "The history (JSON), or a note's raw text (see above).",
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        },
+        **error_responses(400, 401, 403, 404),
+    },
 )
 def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep):
     if not history_service.has_history(db, workspace_id=ws, path=path):
@@ -212,29 +223,33 @@ def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: S
         **error_responses(400, 401, 403, 404),
     },
 )
-def get_revision(ws: MemberWorkspace, path: NotePath, n: int, db: SessionDep) -> Response:
+def get_revision(
+    ws: MemberWorkspace, path: NotePath, n: Annotated[int, FastPath(ge=0)], db: SessionDep
+) -> Response:
     if not history_service.has_history(db, workspace_id=ws, path=path):
         return _note_response(db, ws, f"{path}/revisions/{n}")
-    text = history_service.revision_text(db, workspace_id=ws, path=path, revision=n)
+    text = history_service.revision_text(
+        db, workspace_id=ws, path=path, revision=min(n, MAX_REVISION)
+    )
     return Response(text, media_type=MARKDOWN, headers={"Cache-Control": "no-store"})
 
 
 @router.post(
-    "/{path:notepath}/revisions/{n:int}/restore",
+    "/{path:notepath}/revisions/{n}/restore",
     response_model=SavedDocument,
     summary="Save a revision's text as a new revision (If-Match: the current revision)",
     description="409 and nothing changed when If-Match is not the current revision. A note "
     "deleted within 30 days comes back at its path, with its history.",
     responses={
         200: {"description": "Restored", "headers": _ETAG_HEADER},
-        **error_responses(400, 401, 403, 404, 409, 413),
+        **error_responses(400, 401, 403, 404, 409, 413, 422),
     },
 )
 def restore_revision(
     ws: MemberWorkspace,
     user: CurrentUser,
     path: NotePath,
-    n: int,
+    n: Annotated[str, FastPath(pattern=r"^[0-9]{1,20}$", description="A revision number.")],
     db: SessionDep,
     settings: SettingsDep,
     response: Response,
@@ -244,7 +259,7 @@ def restore_revision(
         db,
         workspace_id=ws,
         path=path,
-        revision=n,
+        revision=min(int(n), MAX_REVISION),  # a larger one cannot exist: 404, not a DB error
         user_id=user.id,
         max_bytes=settings.max_note_bytes,
         if_match=parse_if_match(if_match),
@@ -297,16 +312,27 @@ def put_document(
     if_match: IfMatch = None,
     if_none_match: IfNoneMatch = None,
 ) -> SavedDocument:
+    # The autosave right after the page applied a proposal in its editor is the assistant's
+    # (or, for an outside agent's proposal, that agent's: SPEC §14).
+    proposal_id = proposals_service.awaiting_editor_save(
+        db, user_id=user.id, workspace_id=ws, path=path, now=utcnow()
+    )
+    source = Source.page(user.id)
+    if proposal_id:
+        source = proposals_service.source_of(db.get(EditProposal, proposal_id))
+        db.rollback()
     doc, created = documents_service.save_document(
         db,
         workspace_id=ws,
         path=path,
         content=text,
         max_bytes=settings.max_note_bytes,
-        source=Source.page(user.id),
+        source=source,
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
     )
+    if proposal_id:
+        proposals_service.record_editor_save(db, proposal_id=proposal_id, revision=doc.revision)
     response.status_code = 201 if created else 200
     response.headers.update(_etag(doc.revision))
     return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)

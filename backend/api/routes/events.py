@@ -1,0 +1,117 @@
+"""The live-notes event stream (SPEC §13): Server-Sent Events of a workspace's note changes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.concurrency import run_in_threadpool
+
+from backend.api.deps import CurrentUser, MemberWorkspace, SessionDep
+from backend.errors import TooManyRequests, error_responses
+from backend.live import CLOSE, Hub, as_row
+from backend.services import events as events_service
+
+router = APIRouter(prefix="/api/workspaces/{ws}", tags=["live"])
+
+RETRY_MS = 1000
+TOO_MANY = "Too many open event streams for this user; close one and try again."
+LastEventId = Annotated[
+    str | None, Header(description="The last event id received: the stream resumes after it.")
+]
+
+
+def _event(row: tuple[int, str, str, str]) -> ServerSentEvent:
+    return ServerSentEvent(id=str(row[0]), event=row[2], data=row[3])
+
+
+def _resume_point(value: str | None) -> int | None:
+    """The id to resume after, or -1 when the client's id is no id we ever gave."""
+    if value is None:
+        return None
+    text = value.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else -1
+
+
+@router.get(
+    "/events",
+    summary="Server-Sent Events: saved, moved, deleted (members only)",
+    description="`event: saved` {path, revision, bytes, sha256, source}, `event: moved` {from, "
+    "to, revision}, `event: deleted` {path}; each with an `id`. `Last-Event-ID` replays what "
+    "was missed, or sends `event: reset` when that is no longer known. A comment line keeps "
+    "the stream alive. Never any note text.",
+    response_class=EventSourceResponse,
+    responses={
+        200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        **error_responses(401, 403, 429),
+    },
+)
+async def stream_events(
+    request: Request,
+    ws: MemberWorkspace,
+    user: CurrentUser,
+    db: SessionDep,
+    last_event_id: LastEventId = None,
+) -> EventSourceResponse:
+    # The request's session would otherwise keep its pooled connection for the stream's whole
+    # life (it is closed after the response): give it back now, the checks are done.
+    db.close()
+    hub: Hub = request.app.state.live
+    settings = request.app.state.settings
+    if not hub.can_subscribe(user.id):
+        raise TooManyRequests(TOO_MANY, retry_after=5)
+    sub = hub.subscribe(
+        user_id=user.id,
+        user_session_id=getattr(request.state, "user_session_id", None),
+        workspace_id=ws,
+    )
+    after = _resume_point(last_event_id)
+    missed: list | None = []
+    if after is not None:
+        missed = None if after < 0 else await run_in_threadpool(_missed, request, ws, after)
+
+    ends_at = time.monotonic() + settings.events_max_stream_seconds
+
+    async def generate() -> AsyncIterator[ServerSentEvent]:
+        try:
+            # The headers and a first line now; `retry`: how soon the browser reconnects.
+            yield ServerSentEvent(comment="connected", retry=RETRY_MS)
+            newest = after or 0
+            if missed is None:
+                yield ServerSentEvent(event="reset", data="{}")
+            else:
+                for row in missed:
+                    newest = row[0]
+                    yield _event(row)
+            while True:
+                try:
+                    row = await asyncio.wait_for(sub.queue.get(), ends_at - time.monotonic())
+                except TimeoutError:
+                    return  # a bounded life: the client reconnects with Last-Event-ID
+                if row is CLOSE:
+                    return
+                if row[0] > newest:  # the backlog may already have sent it
+                    yield _event(row)
+        finally:
+            hub.unsubscribe(sub)
+
+    return EventSourceResponse(
+        generate(),
+        ping=settings.events_keepalive_seconds,
+        send_timeout=settings.events_send_timeout_seconds,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+def _missed(request: Request, ws: str, after: int) -> list | None:
+    with request.app.state.sessionmaker() as db:
+        found = events_service.since(
+            db, workspace_id=ws, after=after, limit=events_service.BACKLOG
+        )
+        return None if found is None else [as_row(e) for e in found]
+
+

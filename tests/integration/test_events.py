@@ -1,0 +1,249 @@
+"""SPEC §13 event stream on both databases, served by a real uvicorn server."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from urllib.parse import quote
+
+import pytest
+from assistant_helpers import header_for, key_session, new_id, ok_turn, pointer, tool
+from conftest import seed_world
+from live_helpers import END, Live, Stream
+
+CANARY = "zebra-canary-5512 secret text"
+
+
+@pytest.fixture
+def live(app_factory):
+    app = app_factory(events_keepalive_seconds=0.5, events_streams_per_user=3)
+    seed_world(app)
+    server = Live(app)
+    yield server
+    server.stop()
+
+
+def doc_url(path: str, ws: str = "team") -> str:
+    return f"/api/workspaces/{ws}/documents/{quote(path)}"
+
+
+def stream(live, client, ws="team", **headers) -> Stream:
+    s = Stream(live.url, ws, client.cookies, headers)
+    if s.status == 200:
+        first = s.next(timeout=10)  # the opening comment: the stream is subscribed
+        assert first is not END and first.comment == "connected"
+    return s
+
+
+def test_saved_moved_deleted_reach_every_member_with_their_fields(live):
+    alice, bob = live.client("alice"), live.client("bob")
+    a, b = stream(live, alice), stream(live, bob)
+    try:
+        text = "héllo\n" + CANARY
+        start = time.monotonic()
+        r = bob.put(doc_url("n.md"), content=text.encode())
+        assert r.status_code == 201
+        for s in (a, b):
+            e = s.next_event(timeout=5)
+            assert e.event == "saved" and e.id and e.id.isdigit()
+            assert e.json() == {
+                "path": "n.md",
+                "revision": 1,
+                "bytes": len(text.encode()),
+                "sha256": hashlib.sha256(text.encode()).hexdigest()[:16],
+                "source": {"kind": "page", "name": None},
+            }
+        assert time.monotonic() - start < 2
+        saved_id = int(e.id)
+        assert alice.post(doc_url("n.md") + "/move", json={"to": "m.md"}).status_code == 200
+        e = a.next_event()
+        assert (e.event, e.json()) == ("moved", {"from": "n.md", "to": "m.md", "revision": 2})
+        assert int(e.id) > saved_id
+        assert alice.delete(doc_url("m.md")).status_code == 204
+        e = a.next_event()
+        assert (e.event, e.json()) == ("deleted", {"path": "m.md"})
+        assert [b.next_event().event for _ in range(2)] == ["moved", "deleted"]
+        # Another workspace's change reaches nobody here.
+        assert alice.put(doc_url("p.md", ws="personal"), content=b"x").status_code == 201
+        assert alice.put(doc_url("q.md"), content=b"y").status_code == 201
+        assert a.next_event().json()["path"] == "q.md"
+        assert all(CANARY not in line and "héllo" not in line for line in a.raw + b.raw)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_an_applied_proposal_is_an_assistant_event(live):
+    alice = live.client("alice")
+    plan = "# Plan\n"
+    assert alice.put(doc_url("plan.md", "personal"), content=plan.encode()).status_code == 201
+    cid = new_id()
+    key = key_session(alice, "personal")
+    ok_turn(alice, cid, "hello", key=key, note=header_for(pointer(plan, "plan.md")))
+    pid = tool(alice, cid, "propose_edit", {"edits": [{"append": "x"}]})["proposalId"]
+    s = stream(live, alice, "personal")
+    try:
+        r = alice.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
+        assert r.status_code == 200
+        e = s.next_event()
+        assert e.event == "saved" and e.json()["source"] == {"kind": "assistant", "name": None}
+        assert e.json()["revision"] == 2
+    finally:
+        s.close()
+
+
+def test_members_only(live):
+    bob = live.client("bob")
+    assert Stream(live.url, "personal", bob.cookies).status == 403
+    import httpx
+
+    anon = httpx.Client(base_url=live.url, timeout=10)
+    assert anon.get("/api/workspaces/team/events").status_code == 401
+
+
+def test_keep_alive_comments_flow_while_nothing_changes(live):
+    alice = live.client("alice")
+    s = stream(live, alice)
+    try:
+        comment = s.next(timeout=3)  # the keep-alive is 0.5 s in this app
+        assert comment is not END and comment.event is None and comment.comment
+    finally:
+        s.close()
+
+
+def test_last_event_id_resumes_or_resets(live):
+    alice = live.client("alice")
+    s = stream(live, alice)
+    try:
+        alice.put(doc_url("a.md"), content=b"1")
+        first = s.next_event()
+    finally:
+        s.close()
+    alice.put(doc_url("a.md"), content=b"22")
+    alice.put(doc_url("b.md"), content=b"333")
+    resumed = stream(live, alice, **{"Last-Event-ID": first.id})
+    try:
+        got = [resumed.next_event() for _ in range(2)]
+        assert [(e.json()["path"], e.json()["bytes"]) for e in got] == [("a.md", 2), ("b.md", 3)]
+        alice.put(doc_url("c.md"), content=b"4")
+        assert resumed.next_event().json()["path"] == "c.md"  # and then live
+    finally:
+        resumed.close()
+    for unknown in ("999999999", "not-an-id"):
+        s = stream(live, alice, **{"Last-Event-ID": unknown})
+        try:
+            assert s.next_event().event == "reset"
+        finally:
+            s.close()
+
+
+def test_a_user_may_hold_only_so_many_streams(live):
+    alice = live.client("alice")
+    held = [stream(live, alice) for _ in range(3)]
+    try:
+        extra = Stream(live.url, "team", alice.cookies)
+        assert extra.status == 429
+        extra.close()
+        bob = stream(live, live.client("bob"))  # another user is not affected
+        bob.close()
+    finally:
+        for s in held:
+            s.close()
+    deadline = time.monotonic() + 5
+    while True:  # closed streams free their places
+        again = Stream(live.url, "team", alice.cookies)
+        if again.status == 200 or time.monotonic() > deadline:
+            break
+        again.close()
+        time.sleep(0.1)
+    assert again.status == 200
+    again.close()
+
+
+def test_signing_out_closes_the_sessions_streams_at_once(live):
+    alice = live.client("alice")
+    other = live.client("alice")  # another sign-in of the same user
+    s, kept = stream(live, alice), stream(live, other)
+    try:
+        assert alice.delete("/api/session").status_code in (200, 204)
+        s.wait_end(timeout=3)
+        other.put(doc_url("z.md"), content=b"z")
+        assert kept.next_event().json()["path"] == "z.md"
+    finally:
+        s.close()
+        kept.close()
+
+
+def test_a_client_that_stops_reading_is_dropped(app_factory):
+    import socket
+
+    app = app_factory(events_keepalive_seconds=0.5, events_queue_size=4)
+    seed_world(app)
+    live = Live(app)
+    try:
+        alice = live.client("alice")
+        cookie = "; ".join(f"{k}={v}" for k, v in alice.cookies.items())
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", live.port))
+        sock.sendall(
+            f"GET /api/workspaces/team/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Cookie: {cookie}\r\n\r\n".encode()
+        )
+        hub = app.state.live
+        deadline = time.monotonic() + 10
+        while hub.open_streams() == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        long = "/".join(["x" * 200] * 15)  # a 3 KB path: each event is that big
+        dropped = False
+        for i in range(1500):  # up to ~4.5 MB of events that nobody reads
+            assert alice.put(doc_url(f"{long}/{i}"), content=b"x").status_code == 201
+            if hub.open_streams() == 0:
+                dropped = True
+                break
+        assert dropped, "the stream that stopped reading is still held"
+        sock.close()
+        # A reading client is not affected.
+        s = stream(live, alice)
+        alice.put(doc_url("fine.md"), content=b"y")
+        deadline = time.monotonic() + 10
+        while s.next_event(timeout=deadline - time.monotonic()).json()["path"] != "fine.md":
+            pass  # (notifications of the burst may still be arriving)
+        s.close()
+    finally:
+        live.stop()
+
+
+def test_a_refused_write_publishes_nothing(live):
+    alice = live.client("alice")
+    s = stream(live, alice)
+    try:
+        alice.put(doc_url("w.md"), content=b"1")
+        assert s.next_event().json()["revision"] == 1
+        stale = alice.put(doc_url("w.md"), content=b"22", headers={"If-Match": '"7"'})
+        assert stale.status_code == 409
+        alice.put(doc_url("w.md"), content=b"333")
+        e = s.next_event()
+        assert (e.json()["revision"], e.json()["bytes"]) == (2, 3)
+    finally:
+        s.close()
+
+
+def test_open_streams_hold_no_database_connection(app_factory):
+    """More streams than the connection pool holds (5 + 10 overflow), and saves still go."""
+    app = app_factory(events_keepalive_seconds=0.5, events_streams_per_user=40)
+    seed_world(app)
+    live = Live(app)
+    alice = live.client("alice")
+    streams = []
+    try:
+        streams = [stream(live, alice) for _ in range(20)]
+        started = time.monotonic()
+        assert alice.put(doc_url("pool.md"), content=b"x").status_code == 201
+        assert time.monotonic() - started < 5
+        assert all(s.next_event().json()["path"] == "pool.md" for s in streams)
+    finally:
+        for s in streams:
+            s.close()
+        live.stop()
