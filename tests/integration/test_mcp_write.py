@@ -352,3 +352,20 @@ def test_a_proposal_never_lands_on_another_note_moved_to_its_path(live):
     r = alice.post(f"/api/proposals/{made['proposalId']}/apply")
     assert r.status_code == 409
     assert saved(live, "personal", "plan.md") == PLAN
+
+
+def test_an_agent_proposal_applied_in_the_editor_is_saved_as_the_agents_revision(live):
+    live.note("alice", "personal", "plan.md", PLAN)
+    t = token(live, scope="propose", name="Claude Code")
+    made = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
+                     edits=[{"find": "Friday", "replace": "Monday"}])
+    alice = live.user("alice")
+    marked = alice.post(f"/api/proposals/{made['proposalId']}/applied-in-editor")
+    assert marked.status_code == 200 and marked.json()["status"] == "applied"
+    assert live.call(t, "get_proposal", proposalId=made["proposalId"])["revision"] is None
+    live.note("alice", "personal", "plan.md", PLAN.replace("Friday", "Monday"))  # autosave
+    r = alice.get("/api/workspaces/personal/documents/plan.md/revisions")
+    newest = r.json()["revisions"][0]
+    assert newest["source"] == {"kind": "agent", "name": "Claude Code"}
+    outcome = live.call(t, "get_proposal", proposalId=made["proposalId"])
+    assert (outcome["status"], outcome["revision"]) == ("applied", newest["revision"])

@@ -25,6 +25,7 @@ from backend.api.deps import (
 )
 from backend.db import utcnow
 from backend.errors import error_responses
+from backend.models.proposals import EditProposal
 from backend.services import documents as documents_service
 from backend.services import history as history_service
 from backend.services import proposals as proposals_service
@@ -311,17 +312,22 @@ def put_document(
     if_match: IfMatch = None,
     if_none_match: IfNoneMatch = None,
 ) -> SavedDocument:
-    # The autosave right after the page applied a proposal in its editor is the assistant's.
+    # The autosave right after the page applied a proposal in its editor is the assistant's
+    # (or, for an outside agent's proposal, that agent's: SPEC §14).
     proposal_id = proposals_service.awaiting_editor_save(
         db, user_id=user.id, workspace_id=ws, path=path, now=utcnow()
     )
+    source = Source.page(user.id)
+    if proposal_id:
+        source = proposals_service.source_of(db.get(EditProposal, proposal_id))
+        db.rollback()
     doc, created = documents_service.save_document(
         db,
         workspace_id=ws,
         path=path,
         content=text,
         max_bytes=settings.max_note_bytes,
-        source=Source.assistant(user.id) if proposal_id else Source.page(user.id),
+        source=source,
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
     )
