@@ -3,7 +3,8 @@
 Each run is a fresh browser context (empty HTTP cache), throttled through Chromium's DevTools
 protocol (`Network.emulateNetworkConditions`: throughput and added round-trip latency). The
 bare page loads Pyodide from the same vendored files and server, but its context accepts only
-gzip and deflate (`Network.setAcceptedEncodings`), as when a CDN serves Pyodide gzipped. The app
+gzip and deflate (its requests carry `Accept-Encoding: gzip, deflate` through
+`Network.setExtraHTTPHeaders`), as when a CDN serves Pyodide gzipped. The app
 is timed to its sign-in form (a new user: no session); the repeat visit opens the page again in
 the app's context, as a returning user does.
 """
@@ -41,8 +42,9 @@ def _throttle(ctx: BrowserContext, page: Page, mbit: float, rtt_ms: float,
     cdp.send("Network.emulateNetworkConditions", {
         "offline": False, "latency": rtt_ms, "downloadThroughput": rate,
         "uploadThroughput": rate})
-    if encodings is not None:
-        cdp.send("Network.setAcceptedEncodings", {"encodings": encodings})
+    if encodings is not None:  # this Chromium has no Network.setAcceptedEncodings any more
+        cdp.send("Network.setExtraHTTPHeaders",
+                 {"headers": {"Accept-Encoding": ", ".join(encodings)}})
 
 
 def _visit(s, ctx: BrowserContext, path: str, link: tuple, *, gzip_only: bool,
