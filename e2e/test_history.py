@@ -1,0 +1,78 @@
+"""A note's history in the page (SPEC §15), and the proposal card's coloured diff (§8)."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Page, expect
+
+from e2e.ambient_helpers import frames, send
+from e2e.conftest import Server
+from e2e.live_helpers import content, fresh_note, type_at_line_end, wait_editor, wait_saved
+
+NOTE = "# Errands\n\n- [ ] buy milk\n"
+
+
+def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
+        alice: Page, server: Server) -> None:
+    path = f"history/{uuid.uuid4().hex[:6]}.md"
+    frame = fresh_note(alice, server.url, path, NOTE)
+    type_at_line_end(frame, 1, " today")  # a page edit
+    edited = "# Errands today\n\n- [ ] buy milk\n"
+    wait_saved(alice, server.url, path, edited)
+    turn = send(alice, "add a todo: buy eggs")  # an applied proposal: the assistant
+    card = frames(alice, "assistant").first.get_by_test_id("proposal").last
+    applied = alice.request.post(
+        f"{server.url}/api/assistant/conversations/{turn.body['conversationId']}"
+        f"/proposals/{card.get_attribute('data-proposal-id')}/apply", data={})
+    assert applied.ok, applied.text()
+    latest = edited + "- [ ] buy eggs\n"
+    wait_saved(alice, server.url, path, latest)
+
+    frame.get_by_test_id("history-open").click()
+    items = frame.get_by_test_id("history-item")
+    expect(items.first).to_have_attribute("data-source", "assistant")
+    expect(items.first).to_contain_text("the assistant")
+    expect(items.first).to_have_attribute("data-current", "true")
+    expect(frame.locator("[data-testid=history-item][data-source=page]").first).to_contain_text(
+        "you")
+    oldest = items.last
+    expect(oldest).to_contain_text("created")
+
+    oldest.click()  # the first version against the text on screen, as a coloured diff
+    diff = frame.locator(".history-diff")
+    expect(diff.locator(".cm-deletedChunk").first).to_contain_text("# Errands")
+    expect(diff.locator(".cm-changedLine").first).to_be_visible()
+    frame.get_by_test_id("history-restore").click()
+    wait_editor(frame, NOTE)
+    wait_saved(alice, server.url, path, NOTE)
+    expect(frame.get_by_test_id("save-status")).to_have_attribute("data-state", "saved")
+    expect(items.first).to_contain_text("restored")
+
+    content(frame).click()
+    alice.keyboard.press("Control+z")  # one step: the restore goes, and that is saved too
+    wait_editor(frame, latest)
+    wait_saved(alice, server.url, path, latest)
+
+
+def test_the_proposal_card_shows_a_coloured_diff_gives_focus_back_and_notices_undo(
+        alice: Page, server: Server) -> None:
+    path = f"history/{uuid.uuid4().hex[:6]}.md"
+    frame = fresh_note(alice, server.url, path, "# Errands\n\n- [ ] buy milk")  # no last break
+    send(alice, "add a todo: buy eggs")
+    card = frames(alice, "assistant").first.get_by_test_id("proposal").last
+    diff = card.locator(".proposal-diff")
+    expect(diff.locator(".cm-changedText").first).to_be_visible()  # changes inside a line
+    expect(diff.locator(".cm-content")).to_contain_text("- [ ] buy eggs")
+    expect(card).not_to_contain_text("No newline at end of file")
+
+    type_at_line_end(frame, 1, "!")  # the focus is in the editor when Apply is pressed
+    card.get_by_test_id("proposal-apply").click()
+    expect(card).to_have_attribute("data-status", "applied")
+    expect(content(frame)).to_be_focused()  # back where it was
+    wait_editor(frame, "# Errands!\n\n- [ ] buy milk\n- [ ] buy eggs")
+
+    alice.keyboard.press("Control+z")  # undoes the applied proposal: the card says so
+    wait_editor(frame, "# Errands!\n\n- [ ] buy milk")
+    expect(card).to_have_attribute("data-undone", "true")
+    expect(card.locator(".proposal-note")).to_contain_text("Undone")
