@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench import page_js as js
+from bench.browser_steps import log, open_note, type_text
 from bench.first_visit import first_visit
 from bench.inline_bench import inline
 from bench.pages import BARE_PYODIDE, INSTRUMENT, PLAIN_CM, baseline_pages, instrument
@@ -42,10 +43,6 @@ class BrowserResults:
     details: dict = field(default_factory=dict)
     skipped: dict = field(default_factory=dict)
     failed: list = field(default_factory=list)
-
-
-def _log(msg: str) -> None:
-    print(f"  {msg}", flush=True)
 
 
 class Session:
@@ -84,13 +81,6 @@ def _memory(ctx: BrowserContext, page: Page) -> tuple[float, float]:
     return used / MIB, page.evaluate(js.WASM_BYTES) / MIB
 
 
-def _open_note(page: Page, path: str, *, new_frame: bool) -> None:
-    testid = "note-open-frame" if new_frame else "note-link"
-    page.locator(f'[data-testid="{testid}"][data-path="{path}"]').first.click()
-    frame = page.locator(f'[data-testid="frame"][data-frame-kind="inbox"][data-path="{path}"]')
-    expect(frame.locator(".cm-content")).to_be_visible()
-
-
 def cold_start(s: Session, plan: Plan, out: BrowserResults) -> None:
     """1 + 7: navigation → ready flag in a fresh context; memory after boot and 5 frames."""
     app, bare, signed_out, reload = [], [], [], []
@@ -111,7 +101,7 @@ def cold_start(s: Session, plan: Plan, out: BrowserResults) -> None:
                 expect(page.get_by_test_id("workspace-select")).to_be_visible()
                 if plan.mode == "full" or rep == 0:  # quick: the 5 frames once
                     for path in MEMORY_NOTES:
-                        _open_note(page, path, new_frame=True)
+                        open_note(page, path, new_frame=True)
                     heap5, wasm5 = _memory(ctx, page)
                     mem["app5_heap"].append(heap5)
                     mem["app5_wasm"].append(wasm5)
@@ -126,7 +116,7 @@ def cold_start(s: Session, plan: Plan, out: BrowserResults) -> None:
         expect(page.get_by_test_id("login-username")).to_be_visible()
         signed_out.append(ms)
         ctx.close()
-        _log(f"cold start rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms, "
+        log(f"cold start rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms, "
              f"reload {reload[-1]:.0f} ms, first-ever {signed_out[-1]:.0f} ms")
     out.figures.append(figure(
         "1. Main-window cold start, signed in (app / bare Pyodide)", app, bare, unit="ms",
@@ -165,7 +155,7 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
         order = ("app", "bare") if rep % 2 == 0 else ("bare", "app")
         for which in order:
             if which == "app":
-                _open_note(page, POPOUT_NOTE, new_frame=True)
+                open_note(page, POPOUT_NOTE, new_frame=True)
                 button = page.locator(f'[data-testid="frame"][data-path="{POPOUT_NOTE}"] '
                                       '[data-testid="frame-popout"]')
                 try:
@@ -198,7 +188,7 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                 bare.append(popup.evaluate("window.__bench.readyAt")
                             - page.evaluate("window.__bench.clickAt"))
             popup.close()
-        _log(f"pop-out rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms")
+        log(f"pop-out rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms")
     ctx.close()
     out.figures.append(figure(
         "2. Pop-out start (app / window.open of bare Pyodide)", app, bare, unit="ms",
@@ -213,7 +203,7 @@ def capture(s: Session, plan: Plan, out: BrowserResults) -> None:
     page = s.app(ctx)
     first = True
     for label, (path, size) in CAPTURE_NOTES.items():
-        _open_note(page, path, new_frame=first)
+        open_note(page, path, new_frame=first)
         first = False
         frame = page.locator(f'[data-testid="frame"][data-path="{path}"]')
         frame.locator(".cm-content").click()  # activate the frame: the resolver's choice
@@ -235,23 +225,15 @@ def capture(s: Session, plan: Plan, out: BrowserResults) -> None:
         steps = ", ".join(f"{k} {v:.2f}" for k, v in result["steps"].items())
         out.figures[-1]["note"] += f"; steps alone (ms): {steps}"
         out.details[f"capture_{label}"] = result
-        _log(f"capture {label}: {result}")
+        log(f"capture {label}: {result}")
     ctx.close()
-
-
-def _type(page: Page, chars: int) -> list[float]:
-    page.evaluate(js.LATENCY_PROBE)
-    text = ("the quick brown fox jumps over the lazy dog " * (chars // 44 + 1))[:chars]
-    page.keyboard.type(text, delay=10)
-    page.wait_for_timeout(100)  # the last key's frame
-    return page.evaluate("window.__lat")
 
 
 def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
     """4: Python entries per keystroke, and input-to-paint latency vs a plain CodeMirror page."""
     ctx = s.context()
     page = s.app(ctx)
-    _open_note(page, TYPING_NOTE, new_frame=True)
+    open_note(page, TYPING_NOTE, new_frame=True)
     editor = page.locator(f'[data-testid="frame"][data-path="{TYPING_NOTE}"] .cm-content')
     plain = ctx.new_page()
     plain.goto(f"{s.url}{PLAIN_CM}?src=/api/workspaces/personal/documents/{TYPING_NOTE}")
@@ -268,10 +250,10 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
         for which in order:
             p, target = (page, editor) if which == "app" else (plain, plain.locator(".cm-content"))
             focus_end(p, target)
-            lat = _type(p, plan.typed_chars)
+            lat = type_text(p, plan.typed_chars)
             (app_lat if which == "app" else plain_lat).append(statistics.mean(lat))
             (app_p95 if which == "app" else plain_p95).append(sorted(lat)[int(len(lat) * .95)])
-        _log(f"typing rep {rep + 1}: app {app_lat[-1]:.1f} ms, plain {plain_lat[-1]:.1f} ms")
+        log(f"typing rep {rep + 1}: app {app_lat[-1]:.1f} ms, plain {plain_lat[-1]:.1f} ms")
     out.figures.append(figure(
         f"4. Typing input-to-paint, {plan.typed_chars} chars (app / plain CodeMirror)",
         app_lat, plain_lat, unit="ms (mean)", goal="≤ 1.1", limit=1.1,

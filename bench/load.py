@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ambient.contract import KEY_SESSION_HEADER
 from ambient.pointer import HEADER_NAME
-from backend.api.routes.assistant import KEY_SESSION_HEADER
 from bench.servers import USER, WORKSPACE, new_conversation
 from bench.stats import percentile
 

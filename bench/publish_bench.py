@@ -15,7 +15,9 @@ import statistics
 from playwright.sync_api import Page, expect
 
 from bench import page_js as js
+from bench.browser_steps import log, open_note, type_text
 from bench.plan import Plan
+from bench.servers import Client, note_text
 from bench.stats import figure
 
 NOTE = "bench/publish.md"
@@ -61,21 +63,19 @@ def _entries(page: Page, editor, chars: int) -> tuple[dict, dict]:
 
 def publish(s, plan: Plan, out) -> None:
     """10: typing with sharing on vs off, and publishing's Python entries per keystroke."""
-    from bench.browser_benches import _log, _open_note, _type  # that module registers this one
-    from bench.servers import Client, note_text
 
     client = Client(s.url)
     client.put_note(NOTE, note_text(2048, "publish"))
     client.close()
     ctx = s.context()
     page = s.app(ctx)
-    _open_note(page, NOTE, new_frame=True)
+    open_note(page, NOTE, new_frame=True)
     editor = page.locator(f'[data-testid="frame"][data-path="{NOTE}"] .cm-content')
     puts: list[str] = []
     page.on("request", lambda r: puts.append(r.method) if r.url.endswith(PUBLISH_URL) else None)
 
     editor.click()
-    _type(page, plan.typed_chars)  # warm-up, untimed: the first pass would pay for the JIT
+    type_text(page, plan.typed_chars)  # warm-up, untimed: the first pass would pay for the JIT
     on_lat, off_lat = [], []
     for rep in range(plan.reps):
         for on in ((True, False) if rep % 2 == 0 else (False, True)):
@@ -83,9 +83,9 @@ def publish(s, plan: Plan, out) -> None:
             page.wait_for_timeout(1000)  # switching on publishes once; typing starts after
             editor.click()
             page.keyboard.press("Control+End")
-            lat = _type(page, plan.typed_chars)
+            lat = type_text(page, plan.typed_chars)
             (on_lat if on else off_lat).append(statistics.mean(lat))
-        _log(f"publish rep {rep + 1}: on {on_lat[-1]:.1f} ms, off {off_lat[-1]:.1f} ms")
+        log(f"publish rep {rep + 1}: on {on_lat[-1]:.1f} ms, off {off_lat[-1]:.1f} ms")
     out.figures.append(figure(
         f"10. Typing input-to-paint, {plan.typed_chars} chars, active-note sharing on / off",
         on_lat, off_lat, unit="ms (mean)", goal="≤ 1.05", limit=1.05,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import httpx
 
+from ambient.contract import KEY_SESSION_HEADER
 from ambient.pointer import HEADER_NAME, Pointer, Selection, encode, now_iso
-from backend.api.routes.assistant import KEY_SESSION_HEADER
 from e2e.conftest import Server
 
 WORKSPACE = "personal"

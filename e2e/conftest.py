@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.serve_helpers import ServeProcess, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,12 +53,6 @@ def browser_context_args() -> dict:
     return {"viewport": {"width": 1280, "height": 800}, "locale": "en-US"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
 class Server:
     """A serve.py process; `log()` is its output so far, printed when something fails."""
@@ -69,6 +61,7 @@ class Server:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen | None = None
     env: dict = field(default_factory=dict)  # extra ANA_* settings, e.g. a fake model server
+    _serving: ServeProcess | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
@@ -80,33 +73,16 @@ class Server:
 
     def start(self) -> Server:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "serve.py", "--demo", "--data-dir", str(self.data_dir),
-             "--port", str(self.port)],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **self.env},
+        self._serving = ServeProcess(
+            "--demo", "--data-dir", str(self.data_dir), port=self.port, log_path=self.log_path,
+            env={**os.environ, **self.env}, start_seconds=30,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"serve.py exited with {self.process.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail(f"serve.py did not answer /api/health within 30 s:\n{self.log()}")
+        self.process = self._serving.process
+        return self
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self._serving is not None:
+            self._serving.stop()
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from playwright.sync_api import Page, Route, expect
@@ -130,6 +131,14 @@ def test_an_empty_selection_works_on_the_cursors_line(alice: Page, server: Serve
     assert text_of(frame) == "first\n- [ ] buy milk\nlast\n"
 
 
+def wait_held(page: Page, held: list[Route], seconds: float = 15) -> None:
+    """Wait, with a deadline, until the route handler has caught the inline request."""
+    deadline = time.monotonic() + seconds
+    while not held:
+        assert time.monotonic() < deadline, f"the inline request was not sent within {seconds} s"
+        page.wait_for_timeout(50)
+
+
 def test_accept_is_refused_when_the_range_changed_while_the_request_was_out(
     alice: Page, server: Server
 ):
@@ -140,8 +149,7 @@ def test_accept_is_refused_when_the_range_changed_while_the_request_was_out(
         select_lines(alice, frame, 1, 2)
         ask(alice, frame, "sort lines")
         expect(frame.locator(".inline-panel")).to_have_attribute("data-state", "waiting")
-        while not held:
-            alice.wait_for_timeout(50)
+        wait_held(alice, held)
         # The user goes back to the editor and types inside the range meanwhile.
         frame.locator(".cm-line", has_text="alpha").click()
         alice.keyboard.press("End")
@@ -164,8 +172,7 @@ def test_text_typed_before_the_range_does_not_stop_accept(alice: Page, server: S
     try:
         select_lines(alice, frame, 1, 2)
         ask(alice, frame, "sort lines")
-        while not held:
-            alice.wait_for_timeout(50)
+        wait_held(alice, held)
         frame.locator(".cm-line", has_text="intro").click()
         alice.keyboard.press("Home")
         alice.keyboard.type("An ")  # outside the range: it moves, and still holds the text

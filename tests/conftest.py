@@ -40,9 +40,10 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from serve_helpers import free_port
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
+
+from tests.serve_helpers import free_port
 
 TEST_SECRET = "test-secret-not-the-default-0123456789"
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}

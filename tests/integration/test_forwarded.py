@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from serve_helpers import ServeProcess, clean_env
+from tests.serve_helpers import ServeProcess, clean_env
 
 SECRET = "forwarded-test-secret-0123456789abcdef"
 ATTEMPTS_PER_ADDRESS = 20  # backend.throttle.SIGN_IN_PER_ADDRESS

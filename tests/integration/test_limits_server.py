@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import select
 import socket
 import stat
@@ -18,39 +17,31 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.serve_helpers import REPO, ServeProcess, clean_env, free_port
+
 SECRET = "limits-test-secret-0123456789abcdef"
 DEMO = {"username": "alice", "password": "alice"}
 HEALTHY_SECONDS = 1.0  # an honest request must be served within this while another misbehaves
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@dataclass
-class Live:
+class Live(ServeProcess):
     """A running `serve.py --demo` process."""
 
-    process: subprocess.Popen
-    port: int
-    data_dir: Path
-    log_path: Path
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def __init__(self, data_dir: Path, *extra: str, env: dict[str, str]) -> None:
+        self.data_dir = data_dir
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        super().__init__("--demo", "--data-dir", str(data_dir), *extra, port=port, env=env,
+                         log_path=data_dir.parent / f"server-{port}.log")
 
     def client(self, **kwargs) -> httpx.Client:
-        return httpx.Client(base_url=self.url, timeout=10, **kwargs)
+        kwargs.setdefault("timeout", 10)
+        return super().client(**kwargs)
 
     @contextlib.contextmanager
     def signed_in(self) -> Iterator[httpx.Client]:
@@ -59,41 +50,11 @@ class Live:
             assert response.status_code == 200, response.text
             yield client
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
 
 def start(data_dir: Path, *extra: str, secret: str = SECRET, **env: str) -> Live:
     """Start `serve.py --demo` on a free loopback port and wait for /api/health."""
-    port = _free_port()
-    data_dir.parent.mkdir(parents=True, exist_ok=True)
-    log_path = data_dir.parent / f"server-{port}.log"
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("ANA_")}
-    environ.update(ANA_SECRET_KEY=secret, ANA_LOG_LEVEL="WARNING", **env)
-    with open(log_path, "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "serve.py", "--demo", "--data-dir", str(data_dir),
-             "--port", str(port), *extra],
-            cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=environ,
-        )
-    live = Live(process, port, data_dir, log_path)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"serve.py exited:\n{log_path.read_text()}")
-        try:
-            if httpx.get(f"{live.url}/api/health", timeout=1).status_code == 200:
-                return live
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    live.stop()
-    pytest.fail(f"serve.py did not start:\n{log_path.read_text()}")
+    return Live(data_dir, *extra,
+                env=clean_env(ANA_SECRET_KEY=secret, ANA_LOG_LEVEL="WARNING", **env))
 
 
 @pytest.fixture(scope="module")
@@ -383,12 +344,17 @@ def test_half_sent_requests_are_closed_after_the_deadline(server, sent):
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(sent)
         sock.settimeout(8)
-        try:
-            while sock.recv(4096):
-                pass
-        except ConnectionResetError:
+        while not _closed(sock):
             pass
     assert time.perf_counter() - t0 < 4  # deadline 1 s here (10 s / 30 s by default)
+
+
+def _closed(sock: socket.socket, size: int = 4096) -> bool:
+    """One read of what the server sent: an empty read and a reset both mean it closed."""
+    try:
+        return not sock.recv(size)
+    except ConnectionResetError:
+        return True
 
 
 def test_a_trickled_header_is_closed_too(server):
@@ -403,7 +369,7 @@ def test_a_trickled_header_is_closed_too(server):
                 closed = True
                 break
             readable, _, _ = select.select([sock], [], [], 0.2)
-            if readable and not sock.recv(4096):
+            if readable and _closed(sock):
                 closed = True
                 break
     assert closed and time.perf_counter() - t0 < 4
@@ -424,14 +390,9 @@ def test_a_body_trickled_after_the_answer_is_cut_off(server):
                 closed = True
                 break
             readable, _, _ = select.select([sock], [], [], 0.3)
-            if readable:
-                try:
-                    if not sock.recv(65536):
-                        closed = True
-                        break
-                except ConnectionResetError:
-                    closed = True
-                    break
+            if readable and _closed(sock, 65536):
+                closed = True
+                break
     assert closed and time.perf_counter() - t0 < 4
 
 
@@ -479,11 +440,10 @@ def test_the_secret_key_keys_sign_ins(tmp_path):
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10"])
 def test_demo_refuses_a_public_address(tmp_path, host):
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("ANA_")}
     result = subprocess.run(
         [sys.executable, "serve.py", "--demo", "--host", host, "--data-dir",
-         str(tmp_path / "data"), "--port", str(_free_port())],
-        cwd=REPO, capture_output=True, text=True, env=environ, timeout=60, check=False,
+         str(tmp_path / "data"), "--port", str(free_port())],
+        cwd=REPO, capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
     )
     assert result.returncode == 2
     assert "loopback" in result.stderr

@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from http.cookiejar import CookieJar
-from pathlib import Path
 
 import pytest
 
 from backend.app import create_app
 from backend.config import DEFAULT_SECRET_KEY, InsecureSettingsError, Settings, env_var_name
+from tests.serve_helpers import REPO, ServeProcess, clean_env
 
-REPO = Path(__file__).resolve().parents[2]
 SERVE = REPO / "serve.py"
-
-
-def _clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANA_")}
-    env.update(extra)
-    return env
 
 
 def test_every_setting_is_described():
@@ -35,7 +25,7 @@ def test_every_setting_is_described():
 def test_help_lists_every_setting_with_its_env_var():
     result = subprocess.run(
         [sys.executable, str(SERVE), "--help"], capture_output=True, text=True, check=True,
-        env=_clean_env(), cwd=REPO,
+        env=clean_env(), cwd=REPO,
     )
     for name, field in Settings.model_fields.items():
         assert env_var_name(name) in result.stdout, name
@@ -80,7 +70,7 @@ def test_secret_is_not_in_settings_repr():
 def test_serve_refuses_the_default_secret(tmp_path):
     result = subprocess.run(
         [sys.executable, str(SERVE), "--data-dir", str(tmp_path), "--port", "0"],
-        check=False, capture_output=True, text=True, env=_clean_env(), cwd=REPO, timeout=60,
+        check=False, capture_output=True, text=True, env=clean_env(), cwd=REPO, timeout=60,
     )
     assert result.returncode == 2
     assert "secret key is the development default" in result.stderr
@@ -88,35 +78,17 @@ def test_serve_refuses_the_default_secret(tmp_path):
     assert not (tmp_path / "ambient.db").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db_url):
     """A real `serve.py --demo` process on a free port (SQLite file, or --database-url)."""
-    port = _free_port()
-    args = [sys.executable, str(SERVE), "--demo", "--data-dir", str(tmp_path / "demo"),
-            "--port", str(port)]
+    args = ["--demo", "--data-dir", str(tmp_path / "demo")]
     if db_url.startswith("postgresql"):
         args += ["--database-url", db_url]
-    log_path = tmp_path / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, cwd=REPO,
-                                env=_clean_env(ANA_WEB_DIR=str(fake_web_dir)))
-    base = f"http://127.0.0.1:{port}"
+    server = ServeProcess(*args, log_path=tmp_path / "server.log",
+                          env=clean_env(ANA_WEB_DIR=str(fake_web_dir)))
+    base, port = server.url, server.port
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/health", timeout=2) as response:
-                    assert json.load(response) == {"status": "ok"}
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"server did not start:\n{log_path.read_text()}")
-                time.sleep(0.2)
+        with urllib.request.urlopen(f"{base}/api/health", timeout=10) as response:
+            assert json.load(response) == {"status": "ok"}
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
         request = urllib.request.Request(
             f"{base}/api/session",
@@ -129,9 +101,8 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
             paths = {d["path"] for d in json.load(response)}
         assert {"welcome.md", "todo.md", "日記/今日のメモ.md"} <= paths
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    output = log_path.read_text()
+        server.stop()
+    output = server.log()
     assert "alice / alice" in output and f":{port}/" in output
     if db_url.startswith("sqlite"):
         assert (tmp_path / "demo" / "ambient.db").exists()
@@ -148,6 +119,6 @@ def test_bad_settings_are_refused_with_a_message(tmp_path):
     assert Settings(log_level="debug").log_level == "DEBUG"
     result = subprocess.run(
         [sys.executable, str(SERVE), "--demo", "--data-dir", str(tmp_path), "--port", "70000"],
-        check=False, capture_output=True, text=True, env=_clean_env(), cwd=REPO, timeout=60,
+        check=False, capture_output=True, text=True, env=clean_env(), cwd=REPO, timeout=60,
     )
     assert result.returncode == 2 and "Invalid settings" in result.stderr

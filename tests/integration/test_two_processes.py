@@ -10,9 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_helpers import ServeProcess, clean_env
 
 from ambient import pointer as codec
+from tests.serve_helpers import ServeProcess, clean_env
 
 SECRET = "two-processes-share-this-secret-0123456789"
 PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n"

@@ -4,16 +4,15 @@ import asyncio
 import base64
 import hashlib
 import json
-import time
 
 from ambient.capture import capture
 from ambient.pointer import decode
 from ambient.store import AmbientStore
-from tests.unit.fakes import FakeRuntime
+from tests.unit.fakes import FakeRuntime, run_virtual
 
 
 def run(coro):
-    return asyncio.run(coro)
+    return run_virtual(coro)  # sleeps and timeouts on an injected clock: no real waiting
 
 
 def wire(header: str) -> dict:
@@ -45,9 +44,15 @@ def test_selection_only_in_edit_view():
 def test_slow_flush_is_bounded_and_reported_unflushed():
     store = AmbientStore()
     store.publish(FakeRuntime("f1", "a.md", text="x", flush_delay=1.0))
-    started = time.monotonic()
-    result = run(capture(store, flush_limit=0.2))
-    assert time.monotonic() - started < 0.9
+
+    async def timed():
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        result = await capture(store, flush_limit=0.2)
+        return result, loop.time() - started
+
+    result, took = run(timed())
+    assert 0.2 <= took < 0.9  # the bound, not the 1 s flush (exactly 0.2 on the virtual clock)
     assert result.outcome == "sent" and result.pointer.flushed is False
 
 

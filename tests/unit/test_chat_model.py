@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.api_model import ApiError, OfflineError
 from app.chat_model import Chat, Span, ambient_off_key, conversation_key, link_spans, turn_path
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.api_model import OfflineError
 from app.autosave_model import (
     CONFLICT,
@@ -18,6 +15,8 @@ from app.autosave_model import (
     Autosaver,
     PutResult,
 )
+
+from tests.unit.fakes import run_virtual
 
 
 class FakeEditor:
@@ -95,7 +94,7 @@ def make(text: str = "start", delay: float = 0.02) -> tuple[FakeEditor, FakeServ
 
 
 def run(coro):
-    return asyncio.run(coro)
+    return run_virtual(coro)  # debounce and backoff on an injected clock: no real waiting
 
 
 async def until(condition, timeout: float = 5.0) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.inline_model import CHANGED, SHORTCUT, read_answer, request_body
 
 from ambient.inline_context import CONTEXT_BYTES, SELECTION_BYTES

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.preview_model import is_safe_url, render, resolve_link
 
 PAYLOADS = [

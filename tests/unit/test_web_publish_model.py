@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from ambient.pointer import decode, encode, from_columns
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.publish_model import (
     CHANGE,
     FOCUS,
@@ -18,6 +13,8 @@ from app.publish_model import (
     Publisher,
     pointer_wire,
 )
+
+from ambient.pointer import decode, encode, from_columns
 
 SNAP = {"bytes": 6, "sha256": "5891b5b522d5df08", "selection": {"anchor": 1, "head": 3}}
 
