@@ -7,15 +7,11 @@ the screen as it is, and a clean merge keeps every line the screen added to the 
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
+from app.merge_model import CONFLICT, MERGED, apply_changes, changes_between, reconcile
 from hypothesis import given
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
-from app.merge_model import CONFLICT, MERGED, apply_changes, changes_between, reconcile
 
 ALPHABET = st.sampled_from(list("ab xy-#*1") + ["\n"] * 3 + list("日本🙂\r"))
 texts = st.text(ALPHABET, max_size=80)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.conversation_model import (
     SUGGESTIONS,
     Listed,

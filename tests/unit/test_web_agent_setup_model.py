@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 
 from app.agent_setup_model import SCOPES, claude_code, cursor, reach, snippets, vscode
 

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import difflib
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.diff_model import GAP, diff_sides
 
 

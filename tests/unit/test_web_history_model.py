@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.history_model import Revision, parse_revisions, when
 
 NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.layout_model import MIN_FRAME_PX, flex_of, key_delta, resize, share
 
 

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "web"))  # the page's `app` package
 from app.live_model import LiveEvent, parse_event, retry_after
 
 
