@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from datetime import datetime
 
 from sqlalchemy import ForeignKey, Index, Integer, LargeBinary, String, Text, UniqueConstraint
@@ -40,7 +41,7 @@ class NoteRevision(Base):
     bytes: Mapped[int] = mapped_column(Integer)
     sha256: Mapped[str] = mapped_column(String(16))
     base_id: Mapped[int | None] = mapped_column(Integer)
-    body: Mapped[bytes] = mapped_column(LargeBinary)
+    body: Mapped[builtins.bytes] = mapped_column(LargeBinary)  # `bytes` above is a column
     gone_at: Mapped[datetime | None]
 
 

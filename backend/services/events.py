@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
@@ -24,7 +25,7 @@ BACKLOG = 10_000  # events kept for Last-Event-ID, across all workspaces
 
 
 def record(
-    db: Session, *, workspace_id: str, kind: str, data: dict, now: datetime
+    db: Session, *, workspace_id: str, kind: str, data: dict[str, Any], now: datetime
 ) -> int:
     """Insert one event in the open transaction; it is published when that commits."""
     event_id = db.execute(
@@ -61,8 +62,10 @@ def fetch(db: Session, *, ids: list[int]) -> list[NoteEvent]:
 
 def since(db: Session, *, workspace_id: str, after: int, limit: int) -> list[NoteEvent] | None:
     """The workspace's events after id `after`, or None when some of them are no longer kept."""
-    oldest, newest = db.execute(select(func.min(NoteEvent.id), func.max(NoteEvent.id))).one()
-    if newest is None:
+    bounds = db.execute(select(func.min(NoteEvent.id), func.max(NoteEvent.id))).one()
+    oldest: int | None = bounds[0]
+    newest: int | None = bounds[1]
+    if oldest is None or newest is None:
         return [] if after == 0 else None
     if after >= newest:
         return [] if after == newest else None  # an id from the future: another database

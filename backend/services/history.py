@@ -62,7 +62,8 @@ def list_revisions(db: Session, *, workspace_id: str, path: str) -> list[Entry]:
     doc, uid = _target(db, workspace_id=workspace_id, path=path)
     rows = revisions.rows_for(db, uid=uid)
     ids = {r.user_id for r in rows} | ({doc.saved_by} if doc is not None else set())
-    names = dict(db.execute(select(User.id, User.username).where(User.id.in_(ids - {None}))).all())
+    known = select(User.id, User.username).where(User.id.in_(ids - {None}))
+    names: dict[int | None, str] = {uid_: name for uid_, name in db.execute(known).all()}
     out: list[Entry] = []
     if doc is not None:
         out.append(

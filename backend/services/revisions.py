@@ -103,7 +103,7 @@ def _encode(db: Session, uid: str, data: bytes) -> tuple[int | None, bytes]:
                 select(func.count()).where(
                     NoteRevision.document_uid == uid, NoteRevision.revision > keyframe.revision
                 )
-            )
+            ) or 0
             base = _decompress(keyframe.body, None)
             if newer < KEYFRAME_EVERY and len(base) >= _SMALL:
                 body = _compress(data, base)
@@ -143,6 +143,8 @@ def text_of(db: Session, row: NoteRevision) -> str:
     base = None
     if row.base_id is not None:
         keyframe = db.get(NoteRevision, row.base_id)
+        if keyframe is None:  # prune never drops a keyframe that a kept row still needs
+            raise LookupError(f"history row {row.id} lost its keyframe {row.base_id}")
         base = _decompress(keyframe.body, None)
     return _decompress(row.body, base).decode("utf-8")
 
@@ -202,7 +204,7 @@ def revive(db: Session, *, uid: str) -> None:
 
 def prune(db: Session, *, uid: str, now: datetime) -> None:
     """Drop rows beyond the retention rule (in the open transaction)."""
-    count = db.scalar(select(func.count()).where(NoteRevision.document_uid == uid))
+    count = db.scalar(select(func.count()).where(NoteRevision.document_uid == uid)) or 0
     if count <= KEEP_AT_LEAST:
         return
     rows = db.execute(
