@@ -30,6 +30,7 @@ from reliability_helpers import (
 )
 
 from backend.api.deps import SESSION_COOKIE
+from backend.services import proposals as proposal_store
 
 NOTE = "# Matrix\n\nSecret plans.\n"
 CALLERS = ["anonymous", "member", "non-member", "expired-session"]
@@ -173,6 +174,44 @@ def _proposal_discard(w, c, kind):
     return c.post(f"{proposal}/discard"), None
 
 
+def _agent_proposal(w) -> tuple[str, str]:
+    """A fresh pending proposal from alice's own outside agent (SPEC §14) on a fresh note:
+    (its /api/proposals url, the note's url). Made through the service, as the MCP tool does."""
+    path, url = w.fresh_note()
+    with w.app.state.sessionmaker() as db:
+        made = proposal_store.create(
+            db, conversation_id=None, user_id=w.app.state.test_user_ids["alice"],
+            workspace_id="personal", path=path, edits=[{"append": "- [ ] cell"}],
+            base_revision=1, diff="+- [ ] cell\n", agent_name="cell agent")
+        pid = made.id
+    return f"/api/proposals/{pid}", url
+
+
+def _agent_proposals(w, c, kind):
+    _agent_proposal(w)
+    return c.get("/api/proposals", params={"status": "pending"}), None
+
+
+def _agent_proposal_get(w, c, kind):
+    proposal, _ = _agent_proposal(w)
+    return c.get(proposal), None
+
+
+def _agent_proposal_apply(w, c, kind):
+    proposal, url = _agent_proposal(w)
+    return c.post(f"{proposal}/apply"), url
+
+
+def _agent_proposal_applied_in_editor(w, c, kind):
+    proposal, _ = _agent_proposal(w)
+    return c.post(f"{proposal}/applied-in-editor"), None
+
+
+def _agent_proposal_discard(w, c, kind):
+    proposal, _ = _agent_proposal(w)
+    return c.post(f"{proposal}/discard"), None
+
+
 def _conversations(w, c, kind):
     return c.get("/api/assistant/conversations", params={"workspaceId": "personal"}), None
 
@@ -290,6 +329,13 @@ ROUTES = {
         _proposal_discard, OWNER),
     ("POST", "/api/assistant/inline"): (_inline, MEMBER),
     ("GET", "/api/assistant/conversations"): (_conversations, MEMBER),
+    # An outside agent's proposals (SPEC §14): only their owner sees or acts on them.
+    ("GET", "/api/proposals"): (_agent_proposals, SIGNED_IN),
+    ("GET", "/api/proposals/{proposal_id}"): (_agent_proposal_get, OWNER),
+    ("POST", "/api/proposals/{proposal_id}/apply"): (_agent_proposal_apply, OWNER),
+    ("POST", "/api/proposals/{proposal_id}/applied-in-editor"): (
+        _agent_proposal_applied_in_editor, OWNER),
+    ("POST", "/api/proposals/{proposal_id}/discard"): (_agent_proposal_discard, OWNER),
     ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
         _conversation_delete, {**OWNER, "member": 204}),
     ("GET", "/api/tokens"): (_tokens, SIGNED_IN),
@@ -467,6 +513,7 @@ def _later_writes(w: World):
     """The state-changing routes of proposals, the inline command and outside agents."""
     made = w.alice.post("/api/tokens", json={"name": "kept", "expiresInDays": 1}).json()
     proposal, _ = _proposal(w)
+    agents, _ = _agent_proposal(w)
     conv = "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"
     inline = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
               "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
@@ -474,6 +521,10 @@ def _later_writes(w: World):
         ("POST", f"{conv}/apply"): ("POST", f"{proposal}/apply", {}),
         ("POST", f"{conv}/applied-in-editor"): ("POST", f"{proposal}/applied-in-editor", {}),
         ("POST", f"{conv}/discard"): ("POST", f"{proposal}/discard", {}),
+        ("POST", "/api/proposals/{proposal_id}/apply"): ("POST", f"{agents}/apply", {}),
+        ("POST", "/api/proposals/{proposal_id}/applied-in-editor"): (
+            "POST", f"{agents}/applied-in-editor", {}),
+        ("POST", "/api/proposals/{proposal_id}/discard"): ("POST", f"{agents}/discard", {}),
         ("POST", "/api/assistant/inline"): ("POST", "/api/assistant/inline", {"json": inline}),
         ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
             "DELETE", f"/api/assistant/conversations/{w.cid}", {}),
