@@ -83,8 +83,10 @@ def check_edits(edits: object, *, headings: bool = False) -> list[dict[str, str]
         keys = set(edit)
         if keys == {"append"} and isinstance(edit["append"], str):
             out.append({"append": edit["append"]})
-        elif headings and keys == {"heading", "append"} and all(
-            isinstance(edit[k], str) for k in keys
+        elif (
+            headings
+            and keys == {"heading", "append"}
+            and all(isinstance(edit[k], str) for k in keys)
         ):
             if not edit["heading"].strip():
                 raise EditError(number, BAD_EDIT, f"Edit {number} has an empty 'heading'.")
@@ -97,9 +99,9 @@ def check_edits(edits: object, *, headings: bool = False) -> list[dict[str, str]
             raise EditError(
                 number,
                 BAD_EDIT,
-                f"Edit {number} must be either {{\"find\", \"replace\"}}"
-                + (", {\"heading\", \"append\"}" if headings else "")
-                + " or {\"append\"}, with string values.",
+                f'Edit {number} must be either {{"find", "replace"}}'
+                + (', {"heading", "append"}' if headings else "")
+                + ' or {"append"}, with string values.',
             )
     return out
 
@@ -122,8 +124,11 @@ def _section_end(text: str, heading: str, number: int) -> int:
     """Where text appended to the section under `heading` goes (a string index into `text`)."""
     wanted = heading.rstrip(" \t")
     found = heading_lines(text)
-    hits = [(line, level) for line, level, source in found
-            if _ATX.match(source) and source.rstrip(" \t") == wanted]
+    hits = [
+        (line, level)
+        for line, level, source in found
+        if _ATX.match(source) and source.rstrip(" \t") == wanted
+    ]
     if not hits:
         raise EditError(
             number,

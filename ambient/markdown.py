@@ -152,7 +152,7 @@ def _task(source: list[str], inline: Token) -> _Task | None:
     # The paragraph's first line is the tail of its source line (container markers and
     # indentation cut off), so the checkbox sits where that tail begins.
     column = len(line) - len(first.rstrip())
-    return _Task(number, box.group(1) != " ", first[box.end():].rstrip(), column)
+    return _Task(number, box.group(1) != " ", first[box.end() :].rstrip(), column)
 
 
 def _tasks(text: str) -> list[_Task]:
@@ -170,8 +170,12 @@ def todos(text: str) -> list[TodoItem]:
     """Every task-list item (`- [ ]`, `- [x]`, `* [X]`, `1. [ ]`, in quotes too) outside code."""
     source = lines(text)
     return [
-        TodoItem(line=task.line, done=task.done, text=task.text,
-                 indent=_indent_width(_leading(source[task.line - 1])))
+        TodoItem(
+            line=task.line,
+            done=task.done,
+            text=task.text,
+            indent=_indent_width(_leading(source[task.line - 1])),
+        )
         for task in _tasks(text)
     ]
 
@@ -179,7 +183,7 @@ def todos(text: str) -> list[TodoItem]:
 def _leading(line: str) -> str:
     """The indentation before a list marker, after any quote markers."""
     quotes = _QUOTES.match(line)  # the pattern matches every line (it may match nothing)
-    rest = line[quotes.end() if quotes else 0:]
+    rest = line[quotes.end() if quotes else 0 :]
     return rest[: len(rest) - len(rest.lstrip(" \t"))]
 
 
@@ -266,9 +270,13 @@ def outline(text: str) -> OutlineNode:
             inline = _first_paragraph(tokens, index)
             first = inline.content.split("\n", 1)[0] if inline else ""
             box = _CHECKBOX.match(first)
-            node = OutlineNode(kind="item", level=7, line=token.map[0] + 1,
-                               title=(first[box.end():] if box else first).strip(),
-                               done=(box.group(1) != " ") if box else None)
+            node = OutlineNode(
+                kind="item",
+                level=7,
+                line=token.map[0] + 1,
+                title=(first[box.end() :] if box else first).strip(),
+                done=(box.group(1) != " ") if box else None,
+            )
             parent = items[-1] if items else headings[-1]
             node.level = parent.level + 1 if parent.kind == "item" else 7
             parent.children.append(node)
@@ -297,8 +305,11 @@ class Block:
 def blocks(text: str) -> list[Block]:
     """The note's headings, paragraphs and list items in order, as CommonMark reads them."""
     tokens = _tokens(text)
-    firsts = {id(inline) for index, token in enumerate(tokens)
-              if token.type == "list_item_open" and (inline := _first_paragraph(tokens, index))}
+    firsts = {
+        id(inline)
+        for index, token in enumerate(tokens)
+        if token.type == "list_item_open" and (inline := _first_paragraph(tokens, index))
+    }
     found = []
     for index, token in enumerate(tokens):
         if token.type != "inline" or not token.map or index == 0:
@@ -310,8 +321,9 @@ def blocks(text: str) -> list[Block]:
         elif id(token) in firsts:
             box = _CHECKBOX.match(one_line)
             if box:
-                found.append(Block("task", one_line[box.end():].strip(), line,
-                                   done=box.group(1) != " "))
+                found.append(
+                    Block("task", one_line[box.end() :].strip(), line, done=box.group(1) != " ")
+                )
             else:
                 found.append(Block("item", one_line, line))
         else:

@@ -54,7 +54,10 @@ class Pointer:
     def to_wire(self) -> dict[str, Any]:
         """The JSON object sent on the wire (field order fixed, selection only in edit view)."""
         wire: dict[str, Any] = {
-            "v": VERSION, "path": self.path, "view": self.view, "frameId": self.frame_id
+            "v": VERSION,
+            "path": self.path,
+            "view": self.view,
+            "frameId": self.frame_id,
         }
         if self.selection is not None and self.view == "edit":
             wire["selection"] = {"anchor": self.selection.anchor, "head": self.selection.head}

@@ -129,8 +129,21 @@ def create_app(settings: Settings) -> FastAPI:
     def health() -> HealthOut:
         return HealthOut(status="ok")
 
-    routers = (session, workspaces, documents, search, key_sessions, assistant, proposals, inline,
-               tokens, active_note, conversations, events, agent_proposals)
+    routers = (
+        session,
+        workspaces,
+        documents,
+        search,
+        key_sessions,
+        assistant,
+        proposals,
+        inline,
+        tokens,
+        active_note,
+        conversations,
+        events,
+        agent_proposals,
+    )
     for module in routers:
         app.include_router(module.router)
     app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents

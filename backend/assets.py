@@ -71,11 +71,15 @@ class Asset:
     bodies: Mapping[str | None, Path | bytes] = field(default_factory=dict)
 
     def response(self, request: Request, *, immutable: bool) -> Response:
-        encoding = choose_encoding(request.headers.get("accept-encoding"),
-                                   [e for e in self.bodies if e])
+        encoding = choose_encoding(
+            request.headers.get("accept-encoding"), [e for e in self.bodies if e]
+        )
         etag = f'"{self.digest[:20]}{"-" + encoding if encoding else ""}"'
-        headers = {"ETag": etag, "Vary": "Accept-Encoding",
-                   "Cache-Control": IMMUTABLE if immutable else REVALIDATE}
+        headers = {
+            "ETag": etag,
+            "Vary": "Accept-Encoding",
+            "Cache-Control": IMMUTABLE if immutable else REVALIDATE,
+        }
         if encoding:
             headers["Content-Encoding"] = encoding
         if request.headers.get("if-none-match") == etag:
@@ -88,8 +92,11 @@ class Asset:
 
 def compressed_bodies(data: bytes) -> dict[str | None, bytes]:
     """Plain, Brotli and gzip bodies of bytes made at start-up (the app's Python bundle)."""
-    return {None: data, "br": brotli.compress(data, quality=_BUNDLE_BROTLI_QUALITY),
-            "gzip": gzip.compress(data, compresslevel=9, mtime=0)}
+    return {
+        None: data,
+        "br": brotli.compress(data, quality=_BUNDLE_BROTLI_QUALITY),
+        "gzip": gzip.compress(data, compresslevel=9, mtime=0),
+    }
 
 
 def _media_type(name: str) -> str:
@@ -144,18 +151,22 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         for encoding, suffix in encodings.items():
             copy = vendor / (name + suffix)
             if not copy.is_file() or copy.stat().st_size != entry[encoding]:
-                raise RuntimeNotCompressed(f"vendor/{name}{suffix} is missing or not the "
-                                           f"one files.json names; {hint}")
-    hashes = {group: hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:12]
-              for group, lines in groups.items()}
+                raise RuntimeNotCompressed(
+                    f"vendor/{name}{suffix} is missing or not the one files.json names; {hint}"
+                )
+    hashes = {
+        group: hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:12]
+        for group, lines in groups.items()
+    }
     for group, digest in hashes.items():
         runtime.prefixes[f"/vendor/{group}"] = f"/vendor/{digest}/{group}"
     for name, entry in files.items():
         bodies: dict[str | None, Path | bytes] = {None: vendor / name}
         bodies |= {encoding: vendor / (name + suffix) for encoding, suffix in encodings.items()}
         asset = Asset(_media_type(name), entry["sha256"], bodies)
-        runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset,
-                    entry["bytes"])
+        runtime.add(
+            f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, entry["bytes"]
+        )
     return runtime
 
 
@@ -163,9 +174,12 @@ def unlisted_files(vendor: Path, table: dict) -> list[str]:
     """Files under vendor/ that would be served but have no entry (so no compressed copy)."""
     suffixes = tuple(table["encodings"].values())
     return sorted(
-        name for path in vendor.rglob("*") if path.is_file()
+        name
+        for path in vendor.rglob("*")
+        if path.is_file()
         for name in [path.relative_to(vendor).as_posix()]
-        if name not in table["files"] and name not in table["not_served"]
+        if name not in table["files"]
+        and name not in table["not_served"]
         and not name.endswith(suffixes)
     )
 

@@ -68,8 +68,7 @@ class BoundedH11Protocol(H11Protocol):
         self.transport.write(
             b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
             b"content-type: text/plain; charset=utf-8\r\nx-content-type-options: nosniff\r\n"
-            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n"
-            + body
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
         )
         self._disarm()
         self.transport.close()

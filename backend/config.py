@@ -76,12 +76,16 @@ class Settings(BaseSettings):
         "process, so N processes allow the documented numbers, not N times them.",
     )
     header_timeout_seconds: float = Field(
-        10, gt=0, description="A request's header section must arrive within this many "
-        "seconds of its first byte (or of the connection opening), else the connection closes."
+        10,
+        gt=0,
+        description="A request's header section must arrive within this many "
+        "seconds of its first byte (or of the connection opening), else the connection closes.",
     )
     body_timeout_seconds: float = Field(
-        30, gt=0, description="A request body must keep arriving: after this many seconds "
-        "without a byte of it, the connection closes."
+        30,
+        gt=0,
+        description="A request body must keep arriving: after this many seconds "
+        "without a byte of it, the connection closes.",
     )
     session_ttl_hours: float = Field(
         24 * 14, gt=0, description="How long a sign-in lasts, in hours."
@@ -121,24 +125,33 @@ class Settings(BaseSettings):
         "OpenAI itself.",
     )
     events_keepalive_seconds: float = Field(
-        15, gt=0, le=15, description="The event stream sends a keep-alive comment at least this "
-        "often, in seconds."
+        15,
+        gt=0,
+        le=15,
+        description="The event stream sends a keep-alive comment at least this often, in seconds.",
     )
     events_streams_per_user: int = Field(
-        8, ge=1, description="Open event streams one user may hold in one server process; one "
-        "more gets 429."
+        8,
+        ge=1,
+        description="Open event streams one user may hold in one server process; one "
+        "more gets 429.",
     )
     events_queue_size: int = Field(
-        256, ge=1, description="Events waiting for one stream's client; a client that falls "
-        "this far behind is dropped (it resumes with Last-Event-ID)."
+        256,
+        ge=1,
+        description="Events waiting for one stream's client; a client that falls "
+        "this far behind is dropped (it resumes with Last-Event-ID).",
     )
     events_max_stream_seconds: float = Field(
-        300, gt=0, description="An event stream ends after this many seconds and the client "
-        "reconnects with Last-Event-ID (which checks the sign-in and membership again)."
+        300,
+        gt=0,
+        description="An event stream ends after this many seconds and the client "
+        "reconnects with Last-Event-ID (which checks the sign-in and membership again).",
     )
     events_send_timeout_seconds: float = Field(
-        30, gt=0, description="A stream whose client accepts nothing for this many seconds "
-        "is closed."
+        30,
+        gt=0,
+        description="A stream whose client accepts nothing for this many seconds is closed.",
     )
     llm_timeout_seconds: float = Field(
         30, gt=0, description="Timeout for one call to the chat API, in seconds."
@@ -159,8 +172,7 @@ class Settings(BaseSettings):
         scheme = value.split("://", 1)[0].lower() if "://" in value else ""
         if scheme not in ("memory", "redis", "rediss", "redis+unix"):
             raise ValueError(
-                "rate_limit_storage must be memory:// or a redis://, rediss:// or "
-                "redis+unix:// URL"
+                "rate_limit_storage must be memory:// or a redis://, rediss:// or redis+unix:// URL"
             )
         return value
 

@@ -92,4 +92,3 @@ class NoSniffMiddleware:
             await send(message)
 
         await self.app(scope, receive, with_header)
-

@@ -48,9 +48,9 @@ class Hub:
         self.per_user = per_user
         self.postgres = make_url(database_url).get_backend_name() == "postgresql"
         self._conninfo = (
-            make_url(database_url).set(drivername="postgresql").render_as_string(
-                hide_password=False
-            )
+            make_url(database_url)
+            .set(drivername="postgresql")
+            .render_as_string(hide_password=False)
             if self.postgres
             else None
         )
@@ -73,8 +73,9 @@ class Hub:
         self._task = asyncio.create_task(self._dispatch(), name="ana-live-dispatch")
         if self.postgres:
             self._stop.clear()
-            self._thread = threading.Thread(target=self._listen, name="ana-live-listen",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._listen, name="ana-live-listen", daemon=True
+            )
             self._thread.start()
             await asyncio.to_thread(self.listening.wait, 10)
 
@@ -150,9 +151,7 @@ class Hub:
                     conn.execute(f"LISTEN {events.CHANNEL}")
                     self.listening.set()
                     while not self._stop.is_set():
-                        batch = [
-                            (n.payload[:1], n.payload[1:]) for n in conn.notifies(timeout=0.5)
-                        ]
+                        batch = [(n.payload[:1], n.payload[1:]) for n in conn.notifies(timeout=0.5)]
                         self.wake(batch)
             except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
                 log.warning("live listener lost its connection: %s", type(exc).__name__)

@@ -59,7 +59,11 @@ def uvicorn_log_config(level: str = "INFO") -> dict[str, Any]:
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": JsonFormatter}},
         "handlers": {
-            "json": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
+            "json": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "stream": "ext://sys.stderr",
+            }
         },
         "loggers": {
             "uvicorn": {"handlers": ["json"], "level": level.upper(), "propagate": False},

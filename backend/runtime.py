@@ -30,10 +30,11 @@ def package_root(name: str) -> Path:
 def package_files(name: str, root: Path | None = None) -> dict[str, Path]:
     """Every file of a package the page gets, keyed "name/relative/path" (sorted)."""
     root = root or package_root(name)
-    return {f"{name}/{path.relative_to(root).as_posix()}": path
-            for path in sorted(root.rglob("*"))
-            if path.is_file() and "__pycache__" not in path.parts
-            and path.suffix in PACKAGE_SUFFIXES}
+    return {
+        f"{name}/{path.relative_to(root).as_posix()}": path
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in PACKAGE_SUFFIXES
+    }
 
 
 def store_zip(path: Path) -> None:

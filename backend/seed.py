@@ -151,13 +151,29 @@ BOB_NOTES = {
 }
 
 _TOPICS = (
-    "indexing", "caching", "replication", "backups", "migrations", "monitoring",
-    "search", "permissions", "rate limits", "observability", "deployment", "testing",
+    "indexing",
+    "caching",
+    "replication",
+    "backups",
+    "migrations",
+    "monitoring",
+    "search",
+    "permissions",
+    "rate limits",
+    "observability",
+    "deployment",
+    "testing",
 )
 _VERBS = ("reviews", "measures", "documents", "compares", "simplifies", "stabilises")
 _OBJECTS = (
-    "the write path", "the read path", "the slow queries", "the error budget",
-    "the on-call handbook", "the cold start", "the storage layout", "the retry policy",
+    "the write path",
+    "the read path",
+    "the slow queries",
+    "the error budget",
+    "the on-call handbook",
+    "the cold start",
+    "the storage layout",
+    "the retry policy",
 )
 
 

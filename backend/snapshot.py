@@ -44,10 +44,13 @@ def check_snapshot(vendor: Path) -> None:
     python: dict[str, str] = {}
     for package in sorted({name.split("/", 1)[0] for name in manifest["inputs"]["python"]}):
         python |= _package_files(package)
-    stale = sorted(name for name, digest in (runtime | python).items()
-                   if (manifest["inputs"]["runtime"] | manifest["inputs"]["python"]).get(name)
-                   != digest)
+    stale = sorted(
+        name
+        for name, digest in (runtime | python).items()
+        if (manifest["inputs"]["runtime"] | manifest["inputs"]["python"]).get(name) != digest
+    )
     stale += sorted(set(manifest["inputs"]["python"]) - set(python))
     if stale:
-        raise StaleSnapshot(f"the Pyodide snapshot is stale ({', '.join(stale[:5])} changed); "
-                            f"{hint}")
+        raise StaleSnapshot(
+            f"the Pyodide snapshot is stale ({', '.join(stale[:5])} changed); {hint}"
+        )

@@ -31,18 +31,28 @@ MaxBytes = Annotated[
 ]
 NotePath = Annotated[
     str,
-    Field(min_length=1, max_length=4096,
-          description="Workspace-relative path of the note, such as 'notes/plan.md'."),
+    Field(
+        min_length=1,
+        max_length=4096,
+        description="Workspace-relative path of the note, such as 'notes/plan.md'.",
+    ),
 ]
 WorkspaceId = Annotated[
     str,
-    Field(min_length=1, max_length=64, alias="workspaceId",
-          description="The workspace id, such as 'personal' or 'team'."),
+    Field(
+        min_length=1,
+        max_length=64,
+        alias="workspaceId",
+        description="The workspace id, such as 'personal' or 'team'.",
+    ),
 ]
 Query = Annotated[
     str,
-    Field(min_length=1, max_length=search.MAX_QUERY_CHARS,
-          description="Words that must all occur in the note (case-insensitive)."),
+    Field(
+        min_length=1,
+        max_length=search.MAX_QUERY_CHARS,
+        description="Words that must all occur in the note (case-insensitive).",
+    ),
 ]
 
 
@@ -76,8 +86,9 @@ class SearchNotes(Arguments):
 
 
 class ProposeEdit(Arguments):
-    path: NotePath | None = Field(None, description="Workspace-relative note path; omit for "
-                                  "the open note.")
+    path: NotePath | None = Field(
+        None, description="Workspace-relative note path; omit for the open note."
+    )
     edits: list[FindReplace | Append] = Field(min_length=1, max_length=edit_rules.MAX_EDITS)
 
     @field_validator("edits", mode="before")
@@ -113,8 +124,10 @@ class McpSearchNotes(Arguments):
 
 
 class HeadingAppend(Arguments):
-    heading: str = Field(min_length=1, description="A heading line of the note, such as "
-                         "'## Tasks', that occurs exactly once.")
+    heading: str = Field(
+        min_length=1,
+        description="A heading line of the note, such as '## Tasks', that occurs exactly once.",
+    )
     append: str = Field(description="Text added at the end of that heading's section.")
 
 
@@ -128,13 +141,21 @@ def _checked_edits(value: object, *, headings: bool) -> object:
 
 class McpProposeEdit(Arguments):
     workspace_id: str | None = Field(
-        None, alias="workspaceId", min_length=1, max_length=64,
-        description="The note's workspace; leave it and 'path' out for the open note.")
-    path: NotePath | None = Field(None, description="Workspace-relative note path; omit "
-                                  "(with workspaceId) for the note the user has open.")
+        None,
+        alias="workspaceId",
+        min_length=1,
+        max_length=64,
+        description="The note's workspace; leave it and 'path' out for the open note.",
+    )
+    path: NotePath | None = Field(
+        None,
+        description="Workspace-relative note path; omit "
+        "(with workspaceId) for the note the user has open.",
+    )
     edits: list[FindReplace | Append] = Field(min_length=1, max_length=edit_rules.MAX_EDITS)
-    summary: str | None = Field(None, max_length=200, description="One line for the user "
-                                "saying what the edit does.")
+    summary: str | None = Field(
+        None, max_length=200, description="One line for the user saying what the edit does."
+    )
 
     @field_validator("edits", mode="before")
     @classmethod
@@ -143,8 +164,12 @@ class McpProposeEdit(Arguments):
 
 
 class McpGetProposal(Arguments):
-    proposal_id: str = Field(min_length=1, max_length=36, alias="proposalId",
-                             description="The proposalId propose_edit answered.")
+    proposal_id: str = Field(
+        min_length=1,
+        max_length=36,
+        alias="proposalId",
+        description="The proposalId propose_edit answered.",
+    )
 
 
 class McpCreateNote(Arguments):
@@ -157,11 +182,14 @@ class McpEditNote(Arguments):
     workspace_id: WorkspaceId
     path: NotePath
     base_sha256: str = Field(
-        alias="baseSha256", pattern=r"^[0-9a-f]{16}$",
+        alias="baseSha256",
+        pattern=r"^[0-9a-f]{16}$",
         description="The sha256 your last read of this note answered (16 lowercase hex "
-        "characters); the edits apply only if the saved copy still has it.")
+        "characters); the edits apply only if the saved copy still has it.",
+    )
     edits: list[FindReplace | HeadingAppend | Append] = Field(
-        min_length=1, max_length=edit_rules.MAX_EDITS)
+        min_length=1, max_length=edit_rules.MAX_EDITS
+    )
 
     @field_validator("edits", mode="before")
     @classmethod

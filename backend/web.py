@@ -36,8 +36,11 @@ _TYPES = {
     ".snapshot": "application/octet-stream",
 }
 # The page files that name runtime URLs: served rewritten to the hashed URLs, revalidated.
-NAMING_FILES = {"/": "index.html", "/static/pyscript.json": "static/pyscript.json",
-                "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs"}
+NAMING_FILES = {
+    "/": "index.html",
+    "/static/pyscript.json": "static/pyscript.json",
+    "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs",
+}
 
 # The page may talk to its own origin only. Pyodide needs 'wasm-unsafe-eval' to compile its
 # WebAssembly and 'unsafe-eval' because its loader builds its EM_JS glue with eval();
@@ -113,8 +116,9 @@ def mount_web(app: FastAPI, settings: object) -> None:
         return asset.response(request, immutable=immutable)
 
     for prefix in ("/vendor", "/py"):
-        app.add_api_route(prefix + "/{name:path}", runtime_file, methods=["GET", "HEAD"],
-                          include_in_schema=False)
+        app.add_api_route(
+            prefix + "/{name:path}", runtime_file, methods=["GET", "HEAD"], include_in_schema=False
+        )
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> Response:

@@ -19,20 +19,37 @@ SERVER = {
     "load": backend_benches.steady_load,
     "search": search_bench.search,
 }
-BROWSER = ("cold-start", "first-visit", "popout", "capture", "typing", "browser-memory",
-           "inline", "publish")
+BROWSER = (
+    "cold-start",
+    "first-visit",
+    "popout",
+    "capture",
+    "typing",
+    "browser-memory",
+    "inline",
+    "publish",
+)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("what", nargs="?", choices=["all", "load"], default="all",
-                        help="'load' runs only the steady-load run (issue 8)")
+    parser.add_argument(
+        "what",
+        nargs="?",
+        choices=["all", "load"],
+        default="all",
+        help="'load' runs only the steady-load run (issue 8)",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="fewer repetitions; under 3 minutes")
-    mode.add_argument("--smoke", action="store_true",
-                      help="one repetition of each, under a minute: proves the benchmarks run (CI)")
-    parser.add_argument("--only", nargs="+", choices=[*SERVER, *BROWSER],
-                        help="run only these benchmarks")
+    mode.add_argument(
+        "--smoke",
+        action="store_true",
+        help="one repetition of each, under a minute: proves the benchmarks run (CI)",
+    )
+    parser.add_argument(
+        "--only", nargs="+", choices=[*SERVER, *BROWSER], help="run only these benchmarks"
+    )
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL tools run")
     return parser.parse_args(argv)
 
@@ -42,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     plan = PLANS["smoke" if args.smoke else "quick" if args.quick else "full"]
     if args.no_postgres:
         from dataclasses import replace
+
         plan = replace(plan, postgres=False)
     names = args.only or (["load"] if args.what == "load" else [*BROWSER, *SERVER])
     started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -50,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     chromium = None
     if any(n in BROWSER for n in names):
         from bench import browser_benches
+
         chromium = browser_benches.chromium_path()
         browser_results = browser_benches.run(plan, [n for n in names if n in BROWSER])
         figures += browser_results.figures
@@ -71,9 +90,15 @@ def main(argv: list[str] | None = None) -> int:
             out, details[name] = out
         figures += out
     run = {
-        "started": started, "mode": plan.mode, "command": " ".join(["./dev bench", *sys.argv[1:]]),
-        "seconds": time.monotonic() - t0, "machine": machine.describe(chromium),
-        "plan": plan.__dict__, "figures": figures, "details": details, "skipped": skipped,
+        "started": started,
+        "mode": plan.mode,
+        "command": " ".join(["./dev bench", *sys.argv[1:]]),
+        "seconds": time.monotonic() - t0,
+        "machine": machine.describe(chromium),
+        "plan": plan.__dict__,
+        "figures": figures,
+        "details": details,
+        "skipped": skipped,
     }
     json_path, md_path = report.write(run)
     print(report.markdown(run) if shutil.get_terminal_size().columns else "")

@@ -40,32 +40,58 @@ def ingress(plan: Plan) -> list[dict]:
         client.put_note(SMALL_NOTE, text)
         key = client.key_session()
         header = pointer_header(SMALL_NOTE, text)
-        kwargs = {"concurrency": plan.concurrency, "requests": plan.ingress_requests,
-                      "message": HELP_MESSAGE, "key": key}
+        kwargs = {
+            "concurrency": plan.concurrency,
+            "requests": plan.ingress_requests,
+            "message": HELP_MESSAGE,
+            "key": key,
+        }
         run_load(server.url, client.cookies, **{**kwargs, "requests": plan.concurrency * 4})
         runs = {"with": [], "without": []}
         for rep in range(plan.reps):
             order = ("without", "with") if rep % 2 == 0 else ("with", "without")
             for side in order:
-                result = run_load(server.url, client.cookies,
-                                  header=header if side == "with" else None, **kwargs)
+                result = run_load(
+                    server.url, client.cookies, header=header if side == "with" else None, **kwargs
+                )
                 if result.errors:
                     raise RuntimeError(f"ingress run had errors: {result.error_kinds}")
                 runs[side].append(result)
-            _log(f"ingress rep {rep + 1}/{plan.reps}: "
-                 f"{runs['with'][-1].rate:.0f} vs {runs['without'][-1].rate:.0f} turns/s")
+            _log(
+                f"ingress rep {rep + 1}/{plan.reps}: "
+                f"{runs['with'][-1].rate:.0f} vs {runs['without'][-1].rate:.0f} turns/s"
+            )
         client.close()
     w, wo = runs["with"], runs["without"]
-    note = (f"{plan.ingress_requests} turns per run, concurrency {plan.concurrency}, "
-            f"message '{HELP_MESSAGE}' (no tool call), valid key session on both sides")
+    note = (
+        f"{plan.ingress_requests} turns per run, concurrency {plan.concurrency}, "
+        f"message '{HELP_MESSAGE}' (no tool call), valid key session on both sides"
+    )
     return [
-        figure("5. Ingress throughput (with pointer / without)", [r.rate for r in w],
-               [r.rate for r in wo], unit="turns/s", goal="≥ 0.9", limit=0.9,
-               higher_is_better=True, note=note),
-        figure("5. Ingress p50 latency (with / without)", [r.p(50) * 1000 for r in w],
-               [r.p(50) * 1000 for r in wo], unit="ms", goal="(informative)"),
-        figure("5. Ingress p99 latency (with / without)", [r.p(99) * 1000 for r in w],
-               [r.p(99) * 1000 for r in wo], unit="ms", goal="(informative)"),
+        figure(
+            "5. Ingress throughput (with pointer / without)",
+            [r.rate for r in w],
+            [r.rate for r in wo],
+            unit="turns/s",
+            goal="≥ 0.9",
+            limit=0.9,
+            higher_is_better=True,
+            note=note,
+        ),
+        figure(
+            "5. Ingress p50 latency (with / without)",
+            [r.p(50) * 1000 for r in w],
+            [r.p(50) * 1000 for r in wo],
+            unit="ms",
+            goal="(informative)",
+        ),
+        figure(
+            "5. Ingress p99 latency (with / without)",
+            [r.p(99) * 1000 for r in w],
+            [r.p(99) * 1000 for r in wo],
+            unit="ms",
+            goal="(informative)",
+        ),
     ]
 
 
@@ -94,10 +120,17 @@ def _tool_figures(plan: Plan, url: str, db_name: str) -> list[dict]:
                 for _ in range(plan.tool_calls):
                     client.tool(conversation, name, call_args)
                 sink.append((time.perf_counter() - t0) / plan.tool_calls * 1000)
-        figures.append(figure(
-            f"6. Tool read {size_kib} KiB, {db_name} (read_active_note / read_document)",
-            active, document, unit="ms/call", goal="≤ 1.2", limit=1.2,
-            note=f"over HTTP (tools endpoint), mean of {plan.tool_calls} sequential calls"))
+        figures.append(
+            figure(
+                f"6. Tool read {size_kib} KiB, {db_name} (read_active_note / read_document)",
+                active,
+                document,
+                unit="ms/call",
+                goal="≤ 1.2",
+                limit=1.2,
+                note=f"over HTTP (tools endpoint), mean of {plan.tool_calls} sequential calls",
+            )
+        )
     client.close()
     return figures
 
@@ -132,21 +165,38 @@ def server_memory(plan: Plan) -> tuple[list[dict], dict]:
             if done in marks and marks[done] not in samples:
                 samples[marks[done]] = rss_kib(pid)
 
-        result = run_load(server.url, client.cookies, concurrency=plan.concurrency,
-                          requests=plan.rss_turns, message=READ_MESSAGE, key=key, header=header,
-                          on_progress=progress)
+        result = run_load(
+            server.url,
+            client.cookies,
+            concurrency=plan.concurrency,
+            requests=plan.rss_turns,
+            message=READ_MESSAGE,
+            key=key,
+            header=header,
+            on_progress=progress,
+        )
         samples.setdefault("100%", rss_kib(pid))
         client.close()
     _log(f"server RSS over {plan.rss_turns} turns: {samples}")
-    detail = {"turns": plan.rss_turns, "rss_kib_at_start": start_rss, "rss_kib": samples,
-              "errors": result.errors, "turns_per_s": result.rate}
+    detail = {
+        "turns": plan.rss_turns,
+        "rss_kib_at_start": start_rss,
+        "rss_kib": samples,
+        "errors": result.errors,
+        "turns_per_s": result.rate,
+    }
     q = [samples.get(k) for k in ("25%", "50%", "75%", "100%")]
     row = figure(
         f"7. Server RSS after {plan.rss_turns:,} turns (100% / 25%)",
-        [q[3] / 1024] if q[3] else [], [q[0] / 1024] if q[0] else [], unit="MiB",
-        goal="≤ 1.10 (no unbounded growth)", limit=1.10, note="RSS MiB at 25/50/75/100%: "
+        [q[3] / 1024] if q[3] else [],
+        [q[0] / 1024] if q[0] else [],
+        unit="MiB",
+        goal="≤ 1.10 (no unbounded growth)",
+        limit=1.10,
+        note="RSS MiB at 25/50/75/100%: "
         + " / ".join(f"{v / 1024:.1f}" if v else "?" for v in q)
-        + f"; at start {start_rss / 1024:.1f}; {result.errors} errors")
+        + f"; at start {start_rss / 1024:.1f}; {result.errors} errors",
+    )
     return [row], detail
 
 
@@ -165,8 +215,13 @@ def _load_run(plan: Plan, *, attacked: bool) -> tuple[LoadResult, int, dict]:
         text = note_text(16 * 1024, "load")
         client.put_note(SMALL_NOTE, text)
         key = client.key_session()
-        kwargs = {"concurrency": plan.concurrency, "seconds": plan.load_seconds,
-                  "message": READ_MESSAGE, "key": key, "header": pointer_header(SMALL_NOTE, text)}
+        kwargs = {
+            "concurrency": plan.concurrency,
+            "seconds": plan.load_seconds,
+            "message": READ_MESSAGE,
+            "key": key,
+            "header": pointer_header(SMALL_NOTE, text),
+        }
         stats: dict = {}
         if attacked:
             with Attack(server.url, plan.load_seconds) as attack:
@@ -186,38 +241,59 @@ def steady_load(plan: Plan) -> tuple[list[dict], dict]:
     attacked, attacked_peak, attack_stats = _load_run(plan, attacked=True)
     rows += _attack_rows(result, plain_peak, attacked, attacked_peak, attack_stats)
     detail["under_attack"] = {
-        "turns": len(attacked.latencies), "errors": attacked.errors,
+        "turns": len(attacked.latencies),
+        "errors": attacked.errors,
         "error_kinds": attacked.error_kinds,
         "latency_ms": {f"p{q}": round(attacked.p(q) * 1000, 1) for q in (50, 99)}
-        if attacked.latencies else {},
-        "peak_rss_mib": {"plain": round(plain_peak / 1024, 1),
-                         "attacked": round(attacked_peak / 1024, 1)},
+        if attacked.latencies
+        else {},
+        "peak_rss_mib": {
+            "plain": round(plain_peak / 1024, 1),
+            "attacked": round(attacked_peak / 1024, 1),
+        },
         "attackers": attack_stats,
     }
     _log(f"under attack: {detail['under_attack']}")
     return rows, detail
 
 
-def _attack_rows(plain: LoadResult, plain_peak: int, attacked: LoadResult, attacked_peak: int,
-                 stats: dict) -> list[dict]:
+def _attack_rows(
+    plain: LoadResult, plain_peak: int, attacked: LoadResult, attacked_peak: int, stats: dict
+) -> list[dict]:
     def told(counts: dict[str, int]) -> str:
         return ", ".join(f"{answer} x{n}" for answer, n in sorted(counts.items()))
 
     attempts = "; ".join(f"{name}: {sum(c.values())} ({told(c)})" for name, c in stats.items())
-    note = (f"honest turns {len(attacked.latencies)} vs {len(plain.latencies)}, errors "
-            f"{attacked.errors}; attackers: {attempts or 'no report'}")
-    p99 = figure("Load under attack: honest p99 (attacked / plain)",
-                 [attacked.p(99) * 1000] if attacked.latencies else [],
-                 [plain.p(99) * 1000] if plain.latencies else [], unit="ms",
-                 goal="≤ 1.5, 0 errors", limit=1.5, note=note)
+    note = (
+        f"honest turns {len(attacked.latencies)} vs {len(plain.latencies)}, errors "
+        f"{attacked.errors}; attackers: {attempts or 'no report'}"
+    )
+    p99 = figure(
+        "Load under attack: honest p99 (attacked / plain)",
+        [attacked.p(99) * 1000] if attacked.latencies else [],
+        [plain.p(99) * 1000] if plain.latencies else [],
+        unit="ms",
+        goal="≤ 1.5, 0 errors",
+        limit=1.5,
+        note=note,
+    )
     p99["met"] = bool(p99["met"]) and attacked.errors == 0
-    p50 = figure("Load under attack: honest p50 (attacked / plain)",
-                 [attacked.p(50) * 1000] if attacked.latencies else [],
-                 [plain.p(50) * 1000] if plain.latencies else [], unit="ms",
-                 goal="(informative)")
-    rss = figure("Load under attack: server peak RSS (attacked / plain)",
-                 [attacked_peak / 1024], [plain_peak / 1024], unit="MiB", goal="≤ 1.2",
-                 limit=1.2, note="VmHWM of the server process over its whole life")
+    p50 = figure(
+        "Load under attack: honest p50 (attacked / plain)",
+        [attacked.p(50) * 1000] if attacked.latencies else [],
+        [plain.p(50) * 1000] if plain.latencies else [],
+        unit="ms",
+        goal="(informative)",
+    )
+    rss = figure(
+        "Load under attack: server peak RSS (attacked / plain)",
+        [attacked_peak / 1024],
+        [plain_peak / 1024],
+        unit="MiB",
+        goal="≤ 1.2",
+        limit=1.2,
+        note="VmHWM of the server process over its whole life",
+    )
     return [p99, p50, rss]
 
 
@@ -231,21 +307,30 @@ def _steady_rows(plan: Plan, result: LoadResult) -> tuple[list[dict], dict]:
     rates = [n / width for n in per_slice]
     lat_ms = [x * 1000 for x in result.latencies]
     detail = {
-        "seconds": round(result.duration, 2), "concurrency": plan.concurrency,
-        "turns": len(result.latencies), "errors": result.errors,
-        "error_kinds": result.error_kinds, "turns_per_s": round(result.rate, 1),
+        "seconds": round(result.duration, 2),
+        "concurrency": plan.concurrency,
+        "turns": len(result.latencies),
+        "errors": result.errors,
+        "error_kinds": result.error_kinds,
+        "turns_per_s": round(result.rate, 1),
         "rate_per_tenth": [round(r, 1) for r in rates],
         "latency_ms": {f"p{q}": round(percentile(lat_ms, q), 1) for q in (50, 90, 99)}
-        | {"max": round(max(lat_ms), 1)} if lat_ms else {},
+        | {"max": round(max(lat_ms), 1)}
+        if lat_ms
+        else {},
     }
     _log(f"steady load: {detail}")
     half = slices // 2
     row = figure(
         f"Load: {plan.load_seconds:.0f} s steady, turns/s second half / first half",
-        rates[half:], rates[:half], unit="turns/s", goal="errors 0; rate held",
+        rates[half:],
+        rates[:half],
+        unit="turns/s",
+        goal="errors 0; rate held",
         note=f"{len(result.latencies)} turns, {result.errors} errors, p50/p90/p99 "
-        + "/".join(str(detail['latency_ms'].get(f'p{q}')) for q in (50, 90, 99))
-        + f" ms, concurrency {plan.concurrency}")
+        + "/".join(str(detail["latency_ms"].get(f"p{q}")) for q in (50, 90, 99))
+        + f" ms, concurrency {plan.concurrency}",
+    )
     row["met"] = result.errors == 0 and (row["ratio"]["median"] or 0) >= 0.8
     row["summary_latency_ms"] = summary(lat_ms)
     return [row], detail

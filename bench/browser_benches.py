@@ -28,8 +28,10 @@ __all__ = ["chromium_path", "run"]
 
 VIEWPORT = {"width": 1280, "height": 800}
 MIB = 1024 * 1024
-CAPTURE_NOTES = {"10 KiB": ("bench/capture-10k.md", 10 * 1024),
-                 "1 MiB": ("bench/capture-1m.md", MIB)}
+CAPTURE_NOTES = {
+    "10 KiB": ("bench/capture-10k.md", 10 * 1024),
+    "1 MiB": ("bench/capture-1m.md", MIB),
+}
 TYPING_NOTE = "bench/typing.md"
 MEMORY_NOTES = [f"bench/memory-{i}.md" for i in range(5)]
 POPOUT_NOTE = "bench/popout.md"
@@ -52,8 +54,9 @@ class Session:
         self.browser, self.url, self.state = browser, url, state
 
     def context(self, *, signed_in: bool = True) -> BrowserContext:
-        ctx = self.browser.new_context(viewport=VIEWPORT, locale="en-US",
-                                       storage_state=self.state if signed_in else None)
+        ctx = self.browser.new_context(
+            viewport=VIEWPORT, locale="en-US", storage_state=self.state if signed_in else None
+        )
         ctx.add_init_script(INSTRUMENT)
         return ctx
 
@@ -84,8 +87,14 @@ def _memory(ctx: BrowserContext, page: Page) -> tuple[float, float]:
 def cold_start(s: Session, plan: Plan, out: BrowserResults) -> None:
     """1 + 7: navigation → ready flag in a fresh context; memory after boot and 5 frames."""
     app, bare, signed_out, reload = [], [], [], []
-    mem = {"app_heap": [], "app_wasm": [], "bare_heap": [], "bare_wasm": [],
-           "app5_heap": [], "app5_wasm": []}
+    mem = {
+        "app_heap": [],
+        "app_wasm": [],
+        "bare_heap": [],
+        "bare_wasm": [],
+        "app5_heap": [],
+        "app5_wasm": [],
+    }
     for rep in range(plan.reps):
         order = ("app", "bare") if rep % 2 == 0 else ("bare", "app")
         for which in order:
@@ -116,27 +125,64 @@ def cold_start(s: Session, plan: Plan, out: BrowserResults) -> None:
         expect(page.get_by_test_id("login-username")).to_be_visible()
         signed_out.append(ms)
         ctx.close()
-        log(f"cold start rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms, "
-             f"reload {reload[-1]:.0f} ms, first-ever {signed_out[-1]:.0f} ms")
-    out.figures.append(figure(
-        "1. Main-window cold start, signed in (app / bare Pyodide)", app, bare, unit="ms",
-        goal="≤ 1.0", limit=1.0,
-        note="navigation → ready flag, fresh context (empty HTTP cache) each run; app shows "
-        "note list + Assistant frame"))
-    out.figures.append(figure(
-        "1. Warm reload, signed in (reload / cold start)", reload, app, unit="ms",
-        goal="≤ 0.8", limit=0.8,
-        note="page.reload() in the cold start's context (HTTP cache filled) → ready flag"))
-    out.figures.append(figure(
-        "1. First-ever load, empty cache, sign-in form (app / bare Pyodide)", signed_out, bare,
-        unit="ms", goal="(informative)", note="no session cookie: a new user's first visit"))
+        log(
+            f"cold start rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms, "
+            f"reload {reload[-1]:.0f} ms, first-ever {signed_out[-1]:.0f} ms"
+        )
+    out.figures.append(
+        figure(
+            "1. Main-window cold start, signed in (app / bare Pyodide)",
+            app,
+            bare,
+            unit="ms",
+            goal="≤ 1.0",
+            limit=1.0,
+            note="navigation → ready flag, fresh context (empty HTTP cache) each run; app shows "
+            "note list + Assistant frame",
+        )
+    )
+    out.figures.append(
+        figure(
+            "1. Warm reload, signed in (reload / cold start)",
+            reload,
+            app,
+            unit="ms",
+            goal="≤ 0.8",
+            limit=0.8,
+            note="page.reload() in the cold start's context (HTTP cache filled) → ready flag",
+        )
+    )
+    out.figures.append(
+        figure(
+            "1. First-ever load, empty cache, sign-in form (app / bare Pyodide)",
+            signed_out,
+            bare,
+            unit="ms",
+            goal="(informative)",
+            note="no session cookie: a new user's first visit",
+        )
+    )
     for label, key in (("after boot", "app"), ("after 5 Inbox frames", "app5")):
-        out.figures.append(figure(
-            f"7. JS heap {label} (app / bare Pyodide)", mem[f"{key}_heap"], mem["bare_heap"],
-            unit="MiB", goal="(reported)", note="CDP Runtime.getHeapUsage after a full GC"))
-        out.figures.append(figure(
-            f"7. Pyodide wasm memory {label} (app / bare Pyodide)", mem[f"{key}_wasm"],
-            mem["bare_wasm"], unit="MiB", goal="(reported)", note="pyodide._module.HEAP8.length"))
+        out.figures.append(
+            figure(
+                f"7. JS heap {label} (app / bare Pyodide)",
+                mem[f"{key}_heap"],
+                mem["bare_heap"],
+                unit="MiB",
+                goal="(reported)",
+                note="CDP Runtime.getHeapUsage after a full GC",
+            )
+        )
+        out.figures.append(
+            figure(
+                f"7. Pyodide wasm memory {label} (app / bare Pyodide)",
+                mem[f"{key}_wasm"],
+                mem["bare_wasm"],
+                unit="MiB",
+                goal="(reported)",
+                note="pyodide._module.HEAP8.length",
+            )
+        )
 
 
 def _reload(page: Page) -> float:
@@ -156,8 +202,9 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
         for which in order:
             if which == "app":
                 open_note(page, POPOUT_NOTE, new_frame=True)
-                button = page.locator(f'[data-testid="frame"][data-path="{POPOUT_NOTE}"] '
-                                      '[data-testid="frame-popout"]')
+                button = page.locator(
+                    f'[data-testid="frame"][data-path="{POPOUT_NOTE}"] [data-testid="frame-popout"]'
+                )
                 try:
                     with ctx.expect_page(timeout=20_000) as info:
                         button.click()
@@ -165,7 +212,8 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                 except PlaywrightTimeout:
                     message = page.get_by_test_id("app-message").first.text_content()
                     frames = page.locator('[data-testid="frame"]').evaluate_all(
-                        "els => els.map(e => [e.dataset.frameKind, e.dataset.path])")
+                        "els => els.map(e => [e.dataset.frameKind, e.dataset.path])"
+                    )
                     raise RuntimeError(
                         f"no pop-up; page says {message!r}; frames {frames}"
                     ) from None
@@ -185,16 +233,25 @@ def popout(s: Session, plan: Plan, out: BrowserResults) -> None:
                 popup = info.value
                 instrument(popup)
                 popup.wait_for_function(WAIT_READY, timeout=READY_TIMEOUT_MS, polling=50)
-                bare.append(popup.evaluate("window.__bench.readyAt")
-                            - page.evaluate("window.__bench.clickAt"))
+                bare.append(
+                    popup.evaluate("window.__bench.readyAt")
+                    - page.evaluate("window.__bench.clickAt")
+                )
             popup.close()
         log(f"pop-out rep {rep + 1}: app {app[-1]:.0f} ms, bare {bare[-1]:.0f} ms")
     ctx.close()
-    out.figures.append(figure(
-        "2. Pop-out start (app / window.open of bare Pyodide)", app, bare, unit="ms",
-        goal="≤ 0.9", limit=0.9,
-        note="click → new window's ready flag + editable CodeMirror; same opener, warm HTTP "
-        f"cache; app ready flag alone: median {statistics.median(app_ready):.0f} ms"))
+    out.figures.append(
+        figure(
+            "2. Pop-out start (app / window.open of bare Pyodide)",
+            app,
+            bare,
+            unit="ms",
+            goal="≤ 0.9",
+            limit=0.9,
+            note="click → new window's ready flag + editable CodeMirror; same opener, warm HTTP "
+            f"cache; app ready flag alone: median {statistics.median(app_ready):.0f} ms",
+        )
+    )
 
 
 def capture(s: Session, plan: Plan, out: BrowserResults) -> None:
@@ -210,18 +267,31 @@ def capture(s: Session, plan: Plan, out: BrowserResults) -> None:
         frame.evaluate(js.VIEW_TEXT_LENGTH)
         result = page.evaluate(js.CAPTURE, [plan.reps, plan.capture_calls, size])
         if label == "10 KiB":
-            out.figures.append(figure(
-                f"3. Capture per send, {label} (capture / JS digest)", result["capture"],
-                result["baseline"], unit="ms", goal="< 2 ms absolute",
-                note=f"mean of {plan.capture_calls} sends per run; editor.digest(view) alone "
-                f"{statistics.median(result['jsDigest']):.2f} ms"))
+            out.figures.append(
+                figure(
+                    f"3. Capture per send, {label} (capture / JS digest)",
+                    result["capture"],
+                    result["baseline"],
+                    unit="ms",
+                    goal="< 2 ms absolute",
+                    note=f"mean of {plan.capture_calls} sends per run; editor.digest(view) alone "
+                    f"{statistics.median(result['jsDigest']):.2f} ms",
+                )
+            )
             out.figures[-1]["met"] = statistics.median(result["capture"]) < 2.0
         else:
-            out.figures.append(figure(
-                f"3. Capture per send, {label} (capture / JS digest)", result["capture"],
-                result["baseline"], unit="ms", goal="≤ 1.5", limit=1.5,
-                note=f"mean of {plan.capture_calls} sends per run; editor.digest(view) alone "
-                f"{statistics.median(result['jsDigest']):.2f} ms"))
+            out.figures.append(
+                figure(
+                    f"3. Capture per send, {label} (capture / JS digest)",
+                    result["capture"],
+                    result["baseline"],
+                    unit="ms",
+                    goal="≤ 1.5",
+                    limit=1.5,
+                    note=f"mean of {plan.capture_calls} sends per run; editor.digest(view) alone "
+                    f"{statistics.median(result['jsDigest']):.2f} ms",
+                )
+            )
         steps = ", ".join(f"{k} {v:.2f}" for k, v in result["steps"].items())
         out.figures[-1]["note"] += f"; steps alone (ms): {steps}"
         out.details[f"capture_{label}"] = result
@@ -252,20 +322,29 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
             focus_end(p, target)
             lat = type_text(p, plan.typed_chars)
             (app_lat if which == "app" else plain_lat).append(statistics.mean(lat))
-            (app_p95 if which == "app" else plain_p95).append(sorted(lat)[int(len(lat) * .95)])
+            (app_p95 if which == "app" else plain_p95).append(sorted(lat)[int(len(lat) * 0.95)])
         log(f"typing rep {rep + 1}: app {app_lat[-1]:.1f} ms, plain {plain_lat[-1]:.1f} ms")
-    out.figures.append(figure(
-        f"4. Typing input-to-paint, {plan.typed_chars} chars (app / plain CodeMirror)",
-        app_lat, plain_lat, unit="ms (mean)", goal="≤ 1.1", limit=1.1,
-        note="keydown timeStamp → task after the next frame; 10 ms between keys; p95 app/plain "
-        f"{statistics.median(app_p95):.1f}/{statistics.median(plain_p95):.1f} ms"))
+    out.figures.append(
+        figure(
+            f"4. Typing input-to-paint, {plan.typed_chars} chars (app / plain CodeMirror)",
+            app_lat,
+            plain_lat,
+            unit="ms (mean)",
+            goal="≤ 1.1",
+            limit=1.1,
+            note="keydown timeStamp → task after the next frame; 10 ms between keys; p95 app/plain "
+            f"{statistics.median(app_p95):.1f}/{statistics.median(plain_p95):.1f} ms",
+        )
+    )
 
     # Python entries: a separate pass with a profile hook, so the hook's cost stays out of
     # the latency figures. The note is saved and clean first, so the first key is the
     # clean→dirty transition the editor reports to Python (by design: once, not per key).
-    page.wait_for_function("""() => !document.querySelector(
+    page.wait_for_function(
+        """() => !document.querySelector(
         '[data-testid="frame"][data-frame-kind="inbox"]').textContent.includes("Unsaved")""",
-                           timeout=15_000)
+        timeout=15_000,
+    )
     page.wait_for_timeout(2000)
     focus_end(page, editor)
     page.evaluate(js.KEY_FLAG)
@@ -283,23 +362,36 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
                 del counts[key]
     keyed = {k: v for k, v in during.items() if k.startswith("key:")}
     n_keyed, n_during = sum(keyed.values()), sum(during.values())
-    out.figures.append(figure(
-        "4. Python calls inside keystroke events (app; plain CodeMirror: 0)",
-        [n_keyed / plan.typed_chars], [], unit="calls/key", goal="0 per keystroke",
-        note=f"{n_keyed} calls into Python from key/input events over {plan.typed_chars} "
-        f"chars ({', '.join(f'{k}×{v}' for k, v in sorted(keyed.items())) or 'none'}); "
-        f"plus {n_during - n_keyed} other entries while typing "
-        f"({', '.join(f'{k[7:]}×{v}' for k, v in sorted(during.items()) if k not in keyed)}) "
-        "and "
-        f"{sum(after.values())} in the 2 s after"))
+    out.figures.append(
+        figure(
+            "4. Python calls inside keystroke events (app; plain CodeMirror: 0)",
+            [n_keyed / plan.typed_chars],
+            [],
+            unit="calls/key",
+            goal="0 per keystroke",
+            note=f"{n_keyed} calls into Python from key/input events over {plan.typed_chars} "
+            f"chars ({', '.join(f'{k}×{v}' for k, v in sorted(keyed.items())) or 'none'}); "
+            f"plus {n_during - n_keyed} other entries while typing "
+            f"({', '.join(f'{k[7:]}×{v}' for k, v in sorted(during.items()) if k not in keyed)}) "
+            "and "
+            f"{sum(after.values())} in the 2 s after",
+        )
+    )
     # The one clean→dirty callback is by design (web/editor.js), not a per-keystroke call.
     out.figures[-1]["met"] = n_keyed <= 1
     out.details["typing_python_entries"] = {"during": during, "after": after}
     ctx.close()
 
 
-BENCHES = {"cold-start": cold_start, "first-visit": first_visit, "popout": popout,
-           "capture": capture, "typing": typing, "inline": inline, "publish": publish}
+BENCHES = {
+    "cold-start": cold_start,
+    "first-visit": first_visit,
+    "popout": popout,
+    "capture": capture,
+    "typing": typing,
+    "inline": inline,
+    "publish": publish,
+}
 
 
 def _prepare(url: str) -> dict:
@@ -310,9 +402,19 @@ def _prepare(url: str) -> dict:
     client.put_note(POPOUT_NOTE, note_text(4096, "popout"))
     for path in MEMORY_NOTES:
         client.put_note(path, note_text(8192, path))
-    cookies = [{"name": c.name, "value": c.value, "domain": "127.0.0.1", "path": "/",
-                "httpOnly": True, "secure": False, "sameSite": "Lax", "expires": -1}
-               for c in client.cookies.jar]
+    cookies = [
+        {
+            "name": c.name,
+            "value": c.value,
+            "domain": "127.0.0.1",
+            "path": "/",
+            "httpOnly": True,
+            "secure": False,
+            "sameSite": "Lax",
+            "expires": -1,
+        }
+        for c in client.cookies.jar
+    ]
     client.close()
     return {"cookies": cookies, "origins": []}
 

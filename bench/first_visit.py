@@ -34,21 +34,25 @@ WIRE = """() => {
 }"""
 
 
-def _throttle(ctx: BrowserContext, page: Page, mbit: float, rtt_ms: float,
-              encodings: list[str] | None) -> None:
+def _throttle(
+    ctx: BrowserContext, page: Page, mbit: float, rtt_ms: float, encodings: list[str] | None
+) -> None:
     cdp = ctx.new_cdp_session(page)
     cdp.send("Network.enable")
     rate = mbit * 1e6 / 8
-    cdp.send("Network.emulateNetworkConditions", {
-        "offline": False, "latency": rtt_ms, "downloadThroughput": rate,
-        "uploadThroughput": rate})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": rtt_ms, "downloadThroughput": rate, "uploadThroughput": rate},
+    )
     if encodings is not None:  # this Chromium has no Network.setAcceptedEncodings any more
-        cdp.send("Network.setExtraHTTPHeaders",
-                 {"headers": {"Accept-Encoding": ", ".join(encodings)}})
+        cdp.send(
+            "Network.setExtraHTTPHeaders", {"headers": {"Accept-Encoding": ", ".join(encodings)}}
+        )
 
 
-def _visit(s, ctx: BrowserContext, path: str, link: tuple, *, gzip_only: bool,
-           sign_in_form: bool) -> tuple[float, dict]:
+def _visit(
+    s, ctx: BrowserContext, path: str, link: tuple, *, gzip_only: bool, sign_in_form: bool
+) -> tuple[float, dict]:
     """Open `path` in a new page of ctx over the link; (ms to ready, bytes on the wire)."""
     _, mbit, rtt = link
     page = ctx.new_page()
@@ -81,29 +85,58 @@ def first_visit(s, plan: Plan, out) -> None:
                     again.append(ms2)
                     again_runtime.append(wire2["runtime"])
                 else:
-                    ms, wire = _visit(s, ctx, BARE_PYODIDE, link, gzip_only=True,
-                                      sign_in_form=False)
+                    ms, wire = _visit(
+                        s, ctx, BARE_PYODIDE, link, gzip_only=True, sign_in_form=False
+                    )
                     bare.append(ms)
                     bare_mb.append(wire["all"] / 1e6)
                 ctx.close()
-            print(f"  first visit {name} rep {rep + 1}: app {app[-1]:.0f} ms "
+            print(
+                f"  first visit {name} rep {rep + 1}: app {app[-1]:.0f} ms "
                 f"({app_mb[-1]:.1f} MB), bare {bare[-1]:.0f} ms ({bare_mb[-1]:.1f} MB), "
-                f"repeat {again[-1]:.0f} ms ({again_runtime[-1]} runtime bytes)", flush=True)
-        out.figures.append(figure(
-            f"8. First visit at {name}, sign-in form (app / bare Pyodide, gzip)", app, bare,
-            unit="ms", goal="≤ 1.0", limit=1.0,
-            note="fresh context each run, DevTools network emulation; the bare page gets the "
-            "same Pyodide files gzipped; navigation → ready flag"))
-        out.figures.append(figure(
-            f"8. Bytes on the wire, first visit at {name} (app / bare Pyodide, gzip)", app_mb,
-            bare_mb, unit="MB", goal="≤ 14 MB absolute",
-            note="transferSize of the document and every resource (Resource Timing)"))
+                f"repeat {again[-1]:.0f} ms ({again_runtime[-1]} runtime bytes)",
+                flush=True,
+            )
+        out.figures.append(
+            figure(
+                f"8. First visit at {name}, sign-in form (app / bare Pyodide, gzip)",
+                app,
+                bare,
+                unit="ms",
+                goal="≤ 1.0",
+                limit=1.0,
+                note="fresh context each run, DevTools network emulation; the bare page gets the "
+                "same Pyodide files gzipped; navigation → ready flag",
+            )
+        )
+        out.figures.append(
+            figure(
+                f"8. Bytes on the wire, first visit at {name} (app / bare Pyodide, gzip)",
+                app_mb,
+                bare_mb,
+                unit="MB",
+                goal="≤ 14 MB absolute",
+                note="transferSize of the document and every resource (Resource Timing)",
+            )
+        )
         out.figures[-1]["met"] = statistics.median(app_mb) <= 14
-        out.figures.append(figure(
-            f"8. Repeat visit at {name} (repeat / first visit)", again, app, unit="ms",
-            goal="≤ 0.3", limit=0.3,
-            note="a new page in the first visit's context (HTTP cache filled); runtime bytes "
-            f"on the wire, median {statistics.median(again_runtime):.0f} (goal 0)"))
+        out.figures.append(
+            figure(
+                f"8. Repeat visit at {name} (repeat / first visit)",
+                again,
+                app,
+                unit="ms",
+                goal="≤ 0.3",
+                limit=0.3,
+                note="a new page in the first visit's context (HTTP cache filled); runtime bytes "
+                f"on the wire, median {statistics.median(again_runtime):.0f} (goal 0)",
+            )
+        )
         out.details[f"first_visit {name}"] = {
-            "app_ms": app, "bare_ms": bare, "app_mb": app_mb, "bare_mb": bare_mb,
-            "repeat_ms": again, "repeat_runtime_bytes": again_runtime}
+            "app_ms": app,
+            "bare_ms": bare,
+            "app_mb": app_mb,
+            "bare_mb": bare_mb,
+            "repeat_ms": again,
+            "repeat_runtime_bytes": again_runtime,
+        }

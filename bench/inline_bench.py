@@ -70,9 +70,11 @@ def inline(s, plan, out) -> None:
     selection = _selection_text()
     ctx = s.context()
     page = s.app(ctx)
-    response = page.request.put(f"{s.url}/api/workspaces/personal/documents/{NOTE}",
-                                data=(CONTEXT + selection + CONTEXT).encode(),
-                                headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{s.url}/api/workspaces/personal/documents/{NOTE}",
+        data=(CONTEXT + selection + CONTEXT).encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.status
     page.locator("[data-testid=open-frame][data-kind=files]").click()
     page.locator(f"[data-testid=file-link][data-path='{NOTE}']").click()
@@ -100,13 +102,22 @@ def inline(s, plan, out) -> None:
                 chat_input.fill("hello")
                 chat_input.focus()
                 chat_ms.append(_timed(page, assistant_sel, "chat", "Control+Enter"))
-        print(f"  inline rep {rep + 1}: Enter→preview {inline_ms[-1]:.0f} ms, "
-              f"chat turn {chat_ms[-1]:.0f} ms", flush=True)
+        print(
+            f"  inline rep {rep + 1}: Enter→preview {inline_ms[-1]:.0f} ms, "
+            f"chat turn {chat_ms[-1]:.0f} ms",
+            flush=True,
+        )
     ctx.close()
-    out.figures.append(figure(
-        "9. Inline command, 16 KiB selection (Enter → preview / plain chat turn)",
-        inline_ms, chat_ms, unit="ms", goal="reported (issue 12 sets none)",
-        note=f"offline agent, '{INSTRUCTION}', {SELECTION_BYTES:,}-byte selection with 2 KiB "
-        f"of context each side; chat: 'hello' with Ctrl+Enter; medians "
-        f"{statistics.median(inline_ms):.0f} / {statistics.median(chat_ms):.0f} ms"))
+    out.figures.append(
+        figure(
+            "9. Inline command, 16 KiB selection (Enter → preview / plain chat turn)",
+            inline_ms,
+            chat_ms,
+            unit="ms",
+            goal="reported (issue 12 sets none)",
+            note=f"offline agent, '{INSTRUCTION}', {SELECTION_BYTES:,}-byte selection with 2 KiB "
+            f"of context each side; chat: 'hello' with Ctrl+Enter; medians "
+            f"{statistics.median(inline_ms):.0f} / {statistics.median(chat_ms):.0f} ms",
+        )
+    )
     out.details["inline"] = {"inline_ms": inline_ms, "chat_ms": chat_ms}

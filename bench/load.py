@@ -42,10 +42,19 @@ class LoadResult:
         return percentile(self.latencies, q)
 
 
-async def _run(base_url: str, cookies: httpx.Cookies, *, concurrency: int, requests: int | None,
-               seconds: float | None, message: str, key: str | None, header: str | None,
-               turns_per_conversation: int,
-               on_progress: Callable[[int], None] | None) -> LoadResult:
+async def _run(
+    base_url: str,
+    cookies: httpx.Cookies,
+    *,
+    concurrency: int,
+    requests: int | None,
+    seconds: float | None,
+    message: str,
+    key: str | None,
+    header: str | None,
+    turns_per_conversation: int,
+    on_progress: Callable[[int], None] | None,
+) -> LoadResult:
     result = LoadResult()
     headers = {}
     if key:
@@ -66,8 +75,10 @@ async def _run(base_url: str, cookies: httpx.Cookies, *, concurrency: int, reque
         issued += 1
         return True
 
-    async with httpx.AsyncClient(base_url=base_url, cookies=cookies, limits=limits,
-                                 timeout=60) as client:
+    async with httpx.AsyncClient(
+        base_url=base_url, cookies=cookies, limits=limits, timeout=60
+    ) as client:
+
         async def worker() -> None:
             conversation, used = new_conversation(), 0
             while take():
@@ -78,9 +89,15 @@ async def _run(base_url: str, cookies: httpx.Cookies, *, concurrency: int, reque
                 used += 1
                 t0 = time.perf_counter()
                 try:
-                    r = await client.post("/api/assistant/turns", headers=headers, json={
-                        "conversationId": conversation, "workspaceId": WORKSPACE,
-                        "message": message})
+                    r = await client.post(
+                        "/api/assistant/turns",
+                        headers=headers,
+                        json={
+                            "conversationId": conversation,
+                            "workspaceId": WORKSPACE,
+                            "message": message,
+                        },
+                    )
                     ok = r.status_code == 200
                     kind = str(r.status_code)
                 except httpx.HTTPError as exc:
@@ -100,18 +117,36 @@ async def _run(base_url: str, cookies: httpx.Cookies, *, concurrency: int, reque
     return result
 
 
-def run_load(base_url: str, cookies: httpx.Cookies, *, concurrency: int = 8,
-             requests: int | None = None, seconds: float | None = None,
-             message: str = "hello", key: str | None = None, header: str | None = None,
-             turns_per_conversation: int = 20,
-             on_progress: Callable[[int], None] | None = None) -> LoadResult:
+def run_load(
+    base_url: str,
+    cookies: httpx.Cookies,
+    *,
+    concurrency: int = 8,
+    requests: int | None = None,
+    seconds: float | None = None,
+    message: str = "hello",
+    key: str | None = None,
+    header: str | None = None,
+    turns_per_conversation: int = 20,
+    on_progress: Callable[[int], None] | None = None,
+) -> LoadResult:
     """Drive `POST /api/assistant/turns` over loopback; bounded by `requests` and/or `seconds`."""
     if requests is None and seconds is None:
         raise ValueError("give requests or seconds: the load is always bounded")
-    return asyncio.run(_run(
-        base_url, cookies, concurrency=concurrency, requests=requests, seconds=seconds,
-        message=message, key=key, header=header,
-        turns_per_conversation=turns_per_conversation, on_progress=on_progress))
+    return asyncio.run(
+        _run(
+            base_url,
+            cookies,
+            concurrency=concurrency,
+            requests=requests,
+            seconds=seconds,
+            message=message,
+            key=key,
+            header=header,
+            turns_per_conversation=turns_per_conversation,
+            on_progress=on_progress,
+        )
+    )
 
 
 # --- the misbehaving clients of the "under attack" scenario (issue 15) ----------------------
@@ -182,10 +217,13 @@ def _body_attacker(base_url: str, seconds: float, out: Queue) -> None:
     while time.monotonic() < deadline:
         path = ("/api/session", "/api/assistant/turns")[n % 2]
         chunked = n % 4 >= 2
-        framing = ("Transfer-Encoding: chunked" if chunked
-                   else f"Content-Length: {BODY_ATTACK_BYTES}")
-        head = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                f"{framing}\r\n\r\n").encode()
+        framing = (
+            "Transfer-Encoding: chunked" if chunked else f"Content-Length: {BODY_ATTACK_BYTES}"
+        )
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"{framing}\r\n\r\n"
+        ).encode()
         piece = b"x" * _PIECE
         if chunked:
             piece = b"%x\r\n%s\r\n" % (len(piece), piece)
@@ -204,8 +242,9 @@ def _password_attacker(base_url: str, seconds: float, out: Queue) -> None:
             pause = start + i * seconds / WRONG_PASSWORDS - time.monotonic()
             if pause > 0:
                 time.sleep(pause)
-            r = client.post("/api/session", json={"username": USER_UNDER_ATTACK,
-                                                  "password": f"wrong-{i}"})
+            r = client.post(
+                "/api/session", json={"username": USER_UNDER_ATTACK, "password": f"wrong-{i}"}
+            )
             _count(stats, str(r.status_code))
     out.put(("1,000 wrong passwords", stats))
 

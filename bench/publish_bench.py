@@ -40,9 +40,11 @@ def _set_sharing(page: Page, on: bool) -> None:
 
 def _entries(page: Page, editor, chars: int) -> tuple[dict, dict]:
     """Python entries while typing `chars` characters, and in the 2 s after."""
-    page.wait_for_function("""() => !document.querySelector(
+    page.wait_for_function(
+        """() => !document.querySelector(
         '[data-testid="frame"][data-frame-kind="inbox"]').textContent.includes("Unsaved")""",
-                           timeout=15_000)
+        timeout=15_000,
+    )
     page.wait_for_timeout(1500)  # the publication of the last pause has gone out
     editor.click()
     page.keyboard.press("Control+End")
@@ -78,7 +80,7 @@ def publish(s, plan: Plan, out) -> None:
     type_text(page, plan.typed_chars)  # warm-up, untimed: the first pass would pay for the JIT
     on_lat, off_lat = [], []
     for rep in range(plan.reps):
-        for on in ((True, False) if rep % 2 == 0 else (False, True)):
+        for on in (True, False) if rep % 2 == 0 else (False, True):
             _set_sharing(page, on)
             page.wait_for_timeout(1000)  # switching on publishes once; typing starts after
             editor.click()
@@ -86,10 +88,17 @@ def publish(s, plan: Plan, out) -> None:
             lat = type_text(page, plan.typed_chars)
             (on_lat if on else off_lat).append(statistics.mean(lat))
         log(f"publish rep {rep + 1}: on {on_lat[-1]:.1f} ms, off {off_lat[-1]:.1f} ms")
-    out.figures.append(figure(
-        f"10. Typing input-to-paint, {plan.typed_chars} chars, active-note sharing on / off",
-        on_lat, off_lat, unit="ms (mean)", goal="≤ 1.05", limit=1.05,
-        note="the same page and note, the page's own switch between interleaved passes"))
+    out.figures.append(
+        figure(
+            f"10. Typing input-to-paint, {plan.typed_chars} chars, active-note sharing on / off",
+            on_lat,
+            off_lat,
+            unit="ms (mean)",
+            goal="≤ 1.05",
+            limit=1.05,
+            note="the same page and note, the page's own switch between interleaved passes",
+        )
+    )
 
     counts = {}
     for on in (False, True):
@@ -97,18 +106,25 @@ def publish(s, plan: Plan, out) -> None:
         puts.clear()
         during, after = _entries(page, editor, plan.typed_chars)
         counts[on] = {"during": during, "after": after, "puts": len(puts)}
-    keyed = {on: sum(v for k, v in counts[on]["during"].items() if k.startswith("key:"))
-             for on in counts}
+    keyed = {
+        on: sum(v for k, v in counts[on]["during"].items() if k.startswith("key:")) for on in counts
+    }
     others = {on: sum(counts[on]["during"].values()) - keyed[on] for on in counts}
     extra = keyed[True] - keyed[False]
-    out.figures.append(figure(
-        "10. Python calls per keystroke added by publishing (sharing on − off)",
-        [max(0, extra) / plan.typed_chars], [], unit="calls/key", goal="0 per keystroke",
-        note=f"key-event entries over {plan.typed_chars} chars: on {keyed[True]}, off "
-        f"{keyed[False]} (the editor's one clean→dirty call is in both); other entries while "
-        f"typing: on {others[True]}, off {others[False]}; in the 2 s after: on "
-        f"{sum(counts[True]['after'].values())}, off {sum(counts[False]['after'].values())}; "
-        f"PUT {PUBLISH_URL} requests: on {counts[True]['puts']}, off {counts[False]['puts']}"))
+    out.figures.append(
+        figure(
+            "10. Python calls per keystroke added by publishing (sharing on − off)",
+            [max(0, extra) / plan.typed_chars],
+            [],
+            unit="calls/key",
+            goal="0 per keystroke",
+            note=f"key-event entries over {plan.typed_chars} chars: on {keyed[True]}, off "
+            f"{keyed[False]} (the editor's one clean→dirty call is in both); other entries while "
+            f"typing: on {others[True]}, off {others[False]}; in the 2 s after: on "
+            f"{sum(counts[True]['after'].values())}, off {sum(counts[False]['after'].values())}; "
+            f"PUT {PUBLISH_URL} requests: on {counts[True]['puts']}, off {counts[False]['puts']}",
+        )
+    )
     out.figures[-1]["met"] = extra <= 0
     out.details["publish_python_entries"] = {str(on): counts[on] for on in counts}
     _set_sharing(page, False)

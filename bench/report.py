@@ -25,13 +25,17 @@ def markdown(run: dict) -> str:
     lines = [
         f"# Benchmarks — {run['started']} ({run['mode']} mode)",
         "",
-        (f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, {m['os']}. "
-        f"{m['chromium']}; Python {m['python']}; Pyodide {m['pyodide']}; "
-        f"PyScript {m['pyscript']}."),
+        (
+            f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, {m['os']}. "
+            f"{m['chromium']}; Python {m['python']}; Pyodide {m['pyodide']}; "
+            f"PyScript {m['pyscript']}."
+        ),
         "",
-        (f"Command: `{run['command']}` — {run['seconds']:.0f} s. Each cell is min / **median** / "
-        "max over the repetitions (n). Ratio = subject / baseline per interleaved pair; the "
-        "goal is judged on the median ratio."),
+        (
+            f"Command: `{run['command']}` — {run['seconds']:.0f} s. Each cell is min / "
+            "**median** / max over the repetitions (n). Ratio = subject / baseline per "
+            "interleaved pair; the goal is judged on the median ratio."
+        ),
         "",
         "| figure | unit | n | subject | baseline | ratio | goal | met | notes |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -47,8 +51,14 @@ def markdown(run: dict) -> str:
         lines += ["", "Not measured in this run:", ""]
         lines += [f"- {name}: {why}" for name, why in run["skipped"].items()]
     if run.get("details"):
-        lines += ["", "Details:", "", "```json", json.dumps(run["details"], indent=1,
-                                                          ensure_ascii=False), "```"]
+        lines += [
+            "",
+            "Details:",
+            "",
+            "```json",
+            json.dumps(run["details"], indent=1, ensure_ascii=False),
+            "```",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -28,8 +28,21 @@ _VOCABULARY = (
     "kitchen weekend family doctor music notes ideas summary follow-up question answer"
 )
 WORDS = _VOCABULARY.split()
-JAPANESE = ("会議", "予定", "買い物", "旅行", "読書", "設計", "予算", "家族", "週末", "料理",
-            "議事録", "振り返り", "打ち合わせ")
+JAPANESE = (
+    "会議",
+    "予定",
+    "買い物",
+    "旅行",
+    "読書",
+    "設計",
+    "予算",
+    "家族",
+    "週末",
+    "料理",
+    "議事録",
+    "振り返り",
+    "打ち合わせ",
+)
 RARE_EVERY = 97  # one note in 97 holds the rare words below
 BASELINE_PATH = "bench/search-baseline.md"
 
@@ -68,11 +81,17 @@ def _fill(database_url: str, count: int) -> int:
     for i in range(count):
         content = _note(i, rng)
         path = f"bench/search/{i // 100:03}/note-{i:05}.md"
-        rows.append({
-            "workspace_id": WORKSPACE, "path": path, "path_sha256": path_key(path),
-            "content": content, "bytes": len(content.encode("utf-8")), "revision": 1,
-            "updated_at": start + timedelta(seconds=i),
-        })
+        rows.append(
+            {
+                "workspace_id": WORKSPACE,
+                "path": path,
+                "path_sha256": path_key(path),
+                "content": content,
+                "bytes": len(content.encode("utf-8")),
+                "revision": 1,
+                "updated_at": start + timedelta(seconds=i),
+            }
+        )
     engine = build_engine(database_url)
     try:
         with engine.begin() as conn:
@@ -100,8 +119,10 @@ def _figures(plan: Plan, server_url: str, database_url: str, db_name: str) -> li
     client.put_note(BASELINE_PATH, "# Baseline\n\nOne small note.\n")
     t0 = time.perf_counter()
     rare = _fill(database_url, plan.search_notes)
-    _log(f"{plan.search_notes} notes written and indexed on {db_name} "
-         f"in {time.perf_counter() - t0:.1f} s")
+    _log(
+        f"{plan.search_notes} notes written and indexed on {db_name} "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
     search_url = f"/api/workspaces/{WORKSPACE}/search"
     get_url = f"/api/workspaces/{WORKSPACE}/documents/{BASELINE_PATH}"
     figures = []
@@ -118,11 +139,17 @@ def _figures(plan: Plan, server_url: str, database_url: str, db_name: str) -> li
                     searches.append(_time(client, search_url, {"q": query}, plan.tool_calls)[0])
                 else:
                     gets.append(_time(client, get_url, None, plan.tool_calls)[0])
-        figures.append(figure(
-            f"Search {plan.search_notes:,} notes, {db_name}: {label} (search / GET one note)",
-            searches, gets, unit="ms/request", goal="(informative)",
-            note=f"q={query!r}, {want} results; mean of {plan.tool_calls} sequential requests "
-            "over HTTP per repetition; absolute search ms in the subject column"))
+        figures.append(
+            figure(
+                f"Search {plan.search_notes:,} notes, {db_name}: {label} (search / GET one note)",
+                searches,
+                gets,
+                unit="ms/request",
+                goal="(informative)",
+                note=f"q={query!r}, {want} results; mean of {plan.tool_calls} sequential requests "
+                "over HTTP per repetition; absolute search ms in the subject column",
+            )
+        )
     client.close()
     return figures
 
@@ -145,10 +172,13 @@ def _postgres_databases(plan: Plan) -> Iterator[dict[str, str]]:
             return
         name = f"bench_utf8_{os.getpid()}"
         with cluster._admin() as conn:
-            conn.execute(f'CREATE DATABASE "{name}" ENCODING \'UTF8\' TEMPLATE template0 '
-                         "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")
+            conn.execute(
+                f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0 "
+                "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'"
+            )
         urls["PostgreSQL (C.UTF-8)"] = cluster.admin_url.set(database=name).render_as_string(
-            hide_password=False)
+            hide_password=False
+        )
         yield urls
     finally:
         cluster.stop()

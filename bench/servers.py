@@ -77,11 +77,18 @@ def note_text(size: int, seed: str = "") -> str:
 def pointer_header(path: str, text: str, *, frame_id: str = "bench-frame") -> str:
     """A valid X-Ambient-Note value for `text` shown in edit view (what the page would send)."""
     data = text.encode("utf-8")
-    value = encode(Pointer(
-        path=path, view="edit", frame_id=frame_id, bytes=len(data),
-        sha256=hashlib.sha256(data).hexdigest()[:16], flushed=True, captured_at=now_iso(),
-        selection=Selection(0, 0),
-    ))
+    value = encode(
+        Pointer(
+            path=path,
+            view="edit",
+            frame_id=frame_id,
+            bytes=len(data),
+            sha256=hashlib.sha256(data).hexdigest()[:16],
+            flushed=True,
+            captured_at=now_iso(),
+            selection=Selection(0, 0),
+        )
+    )
     assert value is not None
     return value
 
@@ -104,25 +111,39 @@ class Client:
         return r.json()["id"]
 
     def put_note(self, path: str, text: str, ws: str = WORKSPACE) -> None:
-        r = self.http.put(f"/api/workspaces/{ws}/documents/{path}", content=text.encode("utf-8"),
-                          headers={"Content-Type": "text/markdown; charset=utf-8"})
+        r = self.http.put(
+            f"/api/workspaces/{ws}/documents/{path}",
+            content=text.encode("utf-8"),
+            headers={"Content-Type": "text/markdown; charset=utf-8"},
+        )
         r.raise_for_status()
 
-    def turn(self, conversation: str, message: str, *, key: str | None, header: str | None,
-             ws: str = WORKSPACE) -> dict:
+    def turn(
+        self,
+        conversation: str,
+        message: str,
+        *,
+        key: str | None,
+        header: str | None,
+        ws: str = WORKSPACE,
+    ) -> dict:
         headers = {}
         if key:
             headers[KEY_SESSION_HEADER] = key
         if header:
             headers[HEADER_NAME] = header
-        r = self.http.post("/api/assistant/turns", headers=headers, json={
-            "conversationId": conversation, "workspaceId": ws, "message": message})
+        r = self.http.post(
+            "/api/assistant/turns",
+            headers=headers,
+            json={"conversationId": conversation, "workspaceId": ws, "message": message},
+        )
         r.raise_for_status()
         return r.json()
 
     def tool(self, conversation: str, name: str, arguments: dict) -> dict:
-        r = self.http.post(f"/api/assistant/conversations/{conversation}/tools/{name}",
-                           json=arguments)
+        r = self.http.post(
+            f"/api/assistant/conversations/{conversation}/tools/{name}", json=arguments
+        )
         r.raise_for_status()
         return r.json()
 

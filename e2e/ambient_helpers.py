@@ -38,7 +38,8 @@ def put_note(page: Page, server_url: str, workspace: str, path: str, text: str) 
     """Create or overwrite a note through the real API, with the page's own session cookie."""
     response = page.request.put(
         f"{server_url}/api/workspaces/{workspace}/documents/{quote(path)}",
-        data=text.encode(), headers={"Content-Type": "text/markdown; charset=utf-8"},
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown; charset=utf-8"},
     )
     assert response.ok, response.text()
 
@@ -94,8 +95,11 @@ def send(page: Page, message: str, *, assistant: Locator | None = None) -> Turn:
         scope.get_by_test_id("assistant-send").click()
     request = info.value
     expect(replies).to_have_count(before + 1, timeout=30_000)
-    return Turn(request.all_headers(), json.loads(request.post_data or "{}"),
-                replies.nth(before).inner_text())
+    return Turn(
+        request.all_headers(),
+        json.loads(request.post_data or "{}"),
+        replies.nth(before).inner_text(),
+    )
 
 
 def digest(text: str) -> tuple[int, str]:

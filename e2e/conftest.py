@@ -74,8 +74,13 @@ class Server:
     def start(self) -> Server:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._serving = ServeProcess(
-            "--demo", "--data-dir", str(self.data_dir), port=self.port, log_path=self.log_path,
-            env={**os.environ, **self.env}, start_seconds=30,
+            "--demo",
+            "--data-dir",
+            str(self.data_dir),
+            port=self.port,
+            log_path=self.log_path,
+            env={**os.environ, **self.env},
+            start_seconds=30,
         )
         self.process = self._serving.process
         return self

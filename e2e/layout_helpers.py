@@ -5,8 +5,10 @@ from __future__ import annotations
 from playwright.sync_api import Locator, Page
 
 # Every control a pointer could aim at; the check is the one a user makes with a mouse.
-CONTROLS = ("button, input, select, textarea, a[href], summary, [role=separator], "
-            "[role=treeitem], [role=tab], [tabindex='0']")
+CONTROLS = (
+    "button, input, select, textarea, a[href], summary, [role=separator], "
+    "[role=treeitem], [role=tab], [tabindex='0']"
+)
 
 COVERED_JS = """(controls) => {
     const name = (el) => el ? (el.dataset?.testid || el.tagName.toLowerCase() +

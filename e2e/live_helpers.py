@@ -37,8 +37,9 @@ def wait_editor(frame: Locator, expected: str, timeout: float = 15_000) -> None:
     """Wait until the frame's live CodeMirror document is exactly `expected`."""
     handle = content(frame).element_handle()
     try:
-        frame.page.wait_for_function(f"([el, want]) => {DOC_STATE} === want",
-                                     arg=[handle, expected], timeout=timeout)
+        frame.page.wait_for_function(
+            f"([el, want]) => {DOC_STATE} === want", arg=[handle, expected], timeout=timeout
+        )
     except Exception as exc:
         raise AssertionError(f"the editor holds {editor_text(frame)!r}, not {expected!r}") from exc
 
@@ -52,8 +53,9 @@ def saved_or_none(page: Page, server_url: str, path: str) -> str | None:
     return response.text()
 
 
-def wait_saved(page: Page, server_url: str, path: str, expected: str,
-               timeout: float = 20.0) -> None:
+def wait_saved(
+    page: Page, server_url: str, path: str, expected: str, timeout: float = 20.0
+) -> None:
     """Poll the document API (a condition with a deadline) until it holds `expected`."""
     deadline = time.monotonic() + timeout
     while (text := saved_or_none(page, server_url, path)) != expected:

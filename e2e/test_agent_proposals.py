@@ -43,15 +43,17 @@ def windows(browser: Browser, agents_server: Server) -> Iterator[tuple[Page, Pag
 
 
 def token(page: Page, server: Server, scope: str) -> str:
-    r = page.request.post(f"{server.url}/api/tokens",
-                          data={"name": "Claude Code", "expiresInDays": 1, "scope": scope})
+    r = page.request.post(
+        f"{server.url}/api/tokens", data={"name": "Claude Code", "expiresInDays": 1, "scope": scope}
+    )
     assert r.status == 201, r.text()
     return r.json()["token"]
 
 
 def proposal_in(page: Page, proposal_id: str) -> Locator:
     return page.get_by_test_id("agent-proposals").locator(
-        f'[data-testid="agent-proposal"][data-proposal-id="{proposal_id}"]')
+        f'[data-testid="agent-proposal"][data-proposal-id="{proposal_id}"]'
+    )
 
 
 def eventually_saved(page: Page, server: Server, path: str, expected: str) -> None:
@@ -70,9 +72,15 @@ def test_an_agent_proposal_shows_in_every_window_and_applies_as_one_undo(
     frame = open_note(first, "trip.md")
     t = token(first, agents_server, "propose")
 
-    made = mcp_call(agents_server.url, t, "propose_edit", workspaceId="personal",
-                    path="trip.md", edits=[{"find": "Friday", "replace": "Saturday"}],
-                    summary="Move the departure")
+    made = mcp_call(
+        agents_server.url,
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="trip.md",
+        edits=[{"find": "Friday", "replace": "Saturday"}],
+        summary="Move the departure",
+    )
     assert made["ok"], made
     shown = [proposal_in(page, made["proposalId"]) for page in (first, second)]
     for card in shown:  # no reload: the windows find it themselves
@@ -89,8 +97,10 @@ def test_an_agent_proposal_shows_in_every_window_and_applies_as_one_undo(
     assert editor_text(frame) == applied  # through the live editor
     eventually_saved(first, agents_server, "trip.md", applied)
     expect(shown[1]).to_have_count(0, timeout=SHOWS_WITHIN_MS)  # settled elsewhere: gone
-    assert mcp_call(agents_server.url, t, "get_proposal",
-                    proposalId=made["proposalId"])["status"] == "applied"
+    assert (
+        mcp_call(agents_server.url, t, "get_proposal", proposalId=made["proposalId"])["status"]
+        == "applied"
+    )
 
     frame.locator(".cm-content").click()
     first.keyboard.press("Control+z")  # one undo reverts exactly the agent's edit
@@ -104,9 +114,17 @@ def test_a_proposal_for_a_note_not_open_applies_through_the_endpoint_or_is_disca
     first, _ = windows
     put_note(first, agents_server.url, "personal", "closed.md", NOTE)
     t = token(first, agents_server, "propose")
-    ids = [mcp_call(agents_server.url, t, "propose_edit", workspaceId="personal",
-                    path="closed.md", edits=edits)["proposalId"]
-           for edits in ([{"append": "- [ ] tickets"}], [{"find": "passport", "replace": "visa"}])]
+    ids = [
+        mcp_call(
+            agents_server.url,
+            t,
+            "propose_edit",
+            workspaceId="personal",
+            path="closed.md",
+            edits=edits,
+        )["proposalId"]
+        for edits in ([{"append": "- [ ] tickets"}], [{"find": "passport", "replace": "visa"}])
+    ]
     cards = [proposal_in(first, pid) for pid in ids]
     for card in cards:
         expect(card).to_be_visible(timeout=SHOWS_WITHIN_MS)
@@ -138,24 +156,39 @@ def test_the_agents_dialog_makes_a_scoped_token_and_shows_the_setup(
     secret = value.input_value()
 
     row = panel.get_by_test_id("token-list").locator(
-        '[data-testid="token-row"]', has_text="Cursor on the laptop")
+        '[data-testid="token-row"]', has_text="Cursor on the laptop"
+    )
     expect(row.get_by_test_id("token-scope-shown")).to_have_text("write")
     expect(row.get_by_test_id("token-reach")).to_have_text("personal / projects/")
     expect(panel.get_by_test_id("setup-claude-code")).to_have_text(
         f"claude mcp add --transport http ambient-notes {address} "
-        f'--header "Authorization: Bearer {secret}"')
+        f'--header "Authorization: Bearer {secret}"'
+    )
     vscode = json.loads(panel.get_by_test_id("setup-vscode").inner_text())
     assert vscode["servers"]["ambient-notes"] == {
-        "type": "http", "url": address, "headers": {"Authorization": f"Bearer {secret}"}}
+        "type": "http",
+        "url": address,
+        "headers": {"Authorization": f"Bearer {secret}"},
+    }
     cursor = json.loads(panel.get_by_test_id("setup-cursor").inner_text())
     assert cursor["mcpServers"]["ambient-notes"]["url"] == address
 
     # The token does what the dialog said: write, only under personal/projects.
     put_note(first, agents_server.url, "personal", "outside.md", "x")
-    assert mcp_call(agents_server.url, secret, "read_document", workspaceId="personal",
-                    path="outside.md")["ok"] is False
-    made = mcp_call(agents_server.url, secret, "create_note", workspaceId="personal",
-                    path="projects/new.md", text="hello")
+    assert (
+        mcp_call(
+            agents_server.url, secret, "read_document", workspaceId="personal", path="outside.md"
+        )["ok"]
+        is False
+    )
+    made = mcp_call(
+        agents_server.url,
+        secret,
+        "create_note",
+        workspaceId="personal",
+        path="projects/new.md",
+        text="hello",
+    )
     assert made["ok"] and made["revision"] == 1
     first.keyboard.press("Escape")
     expect(panel).to_be_hidden()

@@ -41,7 +41,9 @@ def test_one_frame_sends_a_pointer_matching_the_live_editor(alice: Page, server:
     row = server.delivery_row(turn.body["conversationId"])
     assert (row["ambient_path"], row["ambient_view"]) == ("welcome.md", "edit")
     assert set(json.loads(row["ambient_meta"])) == set(pointer) - {"path", "view"}
-    expect(alice.locator('[data-testid="tool-call"][data-tool="read_active_note"]').last).to_be_attached()
+    expect(
+        alice.locator('[data-testid="tool-call"][data-tool="read_active_note"]').last
+    ).to_be_attached()
 
 
 def test_two_frames_the_last_activated_wins_in_both_orders(alice: Page):
@@ -195,4 +197,6 @@ def test_ctrl_enter_sends_and_the_page_keeps_working_while_the_turn_is_out(alice
     expect(alice.locator('[data-testid="assistant-message"][data-role="user"]')).to_have_count(1)
 
     held[0].continue_()
-    expect(alice.locator('[data-testid="assistant-message"][data-role="assistant"]')).to_have_count(1)
+    expect(alice.locator('[data-testid="assistant-message"][data-role="assistant"]')).to_have_count(
+        1
+    )

@@ -21,7 +21,8 @@ def test_a_note_open_only_in_a_popout_is_not_the_main_assistants(alice: Page, se
     expect(chip(alice)).to_have_attribute("data-path", "todo.md")
     popup = pop_out(alice, note)
     expect(popup.locator('[data-testid="frame"][data-frame-kind="inbox"]')).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
     expect(frames(alice, "inbox")).to_have_count(0)  # the frame moved out of the main window
     expect(chip(alice)).to_have_attribute("data-path", "")
     turn = send(alice, "summarise this")
@@ -47,6 +48,7 @@ def test_popping_out_the_active_note_falls_back_to_the_one_left_in_main(alice: P
     expect(chip(alice)).to_have_attribute("data-path", "todo.md")
     popup = pop_out(alice, second)
     expect(popup.locator('[data-testid="frame"][data-frame-kind="inbox"]')).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
     expect(chip(alice)).to_have_attribute("data-path", "welcome.md")
     assert send(alice, "summarise this").pointer_json["path"] == "welcome.md"

@@ -11,8 +11,11 @@ from e2e.conftest import Server, sign_in
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -71,15 +74,24 @@ def test_backend_stopped_and_restarted_while_typing(page: Page, fresh_server: Se
 
 
 def test_closing_a_note_whose_save_failed_for_good_warns_before_discarding(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = f"e2e-{uuid.uuid4().hex[:6]}-refused.md"
     put_note(alice, server, path, "# Refused\n")
     alice.reload()
     alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
-    alice.route(f"**/documents/{path}", lambda route: route.fulfill(
-        status=403, content_type="application/json",
-        body='{"detail": "You do not have access to that workspace."}')
-        if route.request.method == "PUT" else route.continue_())
+    alice.route(
+        f"**/documents/{path}",
+        lambda route: (
+            route.fulfill(
+                status=403,
+                content_type="application/json",
+                body='{"detail": "You do not have access to that workspace."}',
+            )
+            if route.request.method == "PUT"
+            else route.continue_()
+        ),
+    )
     alice.locator(f'[data-testid="note-link"][data-path="{path}"]').click()
     frame = alice.locator(f'[data-testid="frame"][data-path="{path}"]')
     frame.locator(".cm-content").click()

@@ -19,7 +19,8 @@ def test_boot_fetches_only_from_own_origin(page: Page, server: Server) -> None:
 
     origin = urlsplit(server.url)
     foreign = [
-        url for url in requests
+        url
+        for url in requests
         if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin[:2]
     ]
     assert requests, "the page made no requests at all"

@@ -24,14 +24,18 @@ def test_boot_screen_shows_each_step_in_order(page: Page, server: Server) -> Non
     wait_ready(page)
     expect(page.get_by_test_id("workspace-select")).to_be_visible()
     steps = page.evaluate("window.__bootSteps")
-    wanted = ["Downloading the app…", "Downloading Python…", "Starting Python…",
-              "Loading the app…", "Signing in…"]
+    wanted = [
+        "Downloading the app…",
+        "Downloading Python…",
+        "Starting Python…",
+        "Loading the app…",
+        "Signing in…",
+    ]
     assert [s for s in steps if s in wanted] == wanted, steps
     expect(page.locator("#boot-status")).to_have_count(0)  # gone once the app is drawn
 
 
-def test_a_failed_download_says_what_failed_and_reload_recovers(page: Page,
-                                                                 server: Server) -> None:
+def test_a_failed_download_says_what_failed_and_reload_recovers(page: Page, server: Server) -> None:
     def fail(route: Route) -> None:
         route.fulfill(status=503, body="unavailable")
 
@@ -62,16 +66,23 @@ RECORD_BYTES = """(() => {
 })();"""
 
 
-def test_a_slow_first_visit_shows_the_bytes_downloaded_of_the_total(browser: Browser,
-                                                                     server: Server) -> None:
+def test_a_slow_first_visit_shows_the_bytes_downloaded_of_the_total(
+    browser: Browser, server: Server
+) -> None:
     ctx = new_context(browser)
     page = ctx.new_page()
     cdp = ctx.new_cdp_session(page)
     cdp.send("Network.enable")
     # 40 Mbit/s, 20 ms round trips: the runtime takes seconds to arrive.
-    cdp.send("Network.emulateNetworkConditions", {
-        "offline": False, "latency": 20, "downloadThroughput": 40e6 / 8,
-        "uploadThroughput": 40e6 / 8})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": 20,
+            "downloadThroughput": 40e6 / 8,
+            "uploadThroughput": 40e6 / 8,
+        },
+    )
     page.add_init_script(RECORD_BYTES)
     page.goto(server.url + "/")
     wait_ready(page)

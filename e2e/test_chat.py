@@ -75,8 +75,9 @@ def test_the_placeholder_shows_the_shortcut_on_every_screen_size(browser, server
         tab.click()
     box = page.get_by_test_id("assistant-input").first
     expect(box).to_be_visible()
-    expect(box).to_have_attribute("placeholder", "Ask about this note… (Enter to send, "
-                                                 "Shift+Enter for a new line)")
+    expect(box).to_have_attribute(
+        "placeholder", "Ask about this note… (Enter to send, Shift+Enter for a new line)"
+    )
     shown = box.evaluate("""el => { const s = getComputedStyle(el, '::placeholder');
         return s.display !== 'none' && s.visibility !== 'hidden' && s.color !== 'transparent'
             && el.clientWidth >= 120; }""")
@@ -198,7 +199,6 @@ def test_the_main_chip_says_when_the_note_is_open_in_another_window(alice: Page)
     popup.close()
     expect(chip(alice)).to_contain_text("No note open")
     expect(chip(alice)).not_to_contain_text("another window")
-
 
 
 def test_switched_off_the_reply_says_this_note_is_off(alice: Page):

@@ -49,8 +49,13 @@ class SlowModel:
                     model.aborted.set()
 
             def chunk(self, delta: dict) -> None:
-                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                chunk = {
+                    "id": "c",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": "m",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
 
@@ -77,8 +82,10 @@ def model() -> Iterator[SlowModel]:
 
 @pytest.fixture
 def llm_server(tmp_path, model: SlowModel) -> Iterator[Server]:
-    srv = Server(tmp_path / "data", env={"ANA_LLM_BASE_URL": model.url, "ANA_LLM_MODEL": "m",
-                                         "ANA_LLM_TIMEOUT_SECONDS": "90"}).start()
+    srv = Server(
+        tmp_path / "data",
+        env={"ANA_LLM_BASE_URL": model.url, "ANA_LLM_MODEL": "m", "ANA_LLM_TIMEOUT_SECONDS": "90"},
+    ).start()
     yield srv
     srv.stop()
 
@@ -90,8 +97,9 @@ def start_turn(page: Page, message: str):
     return scope, scope.get_by_test_id("assistant-message").last
 
 
-def test_the_reply_shows_as_it_is_written_then_in_full(page: Page, llm_server: Server,
-                                                        model: SlowModel):
+def test_the_reply_shows_as_it_is_written_then_in_full(
+    page: Page, llm_server: Server, model: SlowModel
+):
     sign_in(page, llm_server)
     scope, bubble = start_turn(page, "tell me a story")
     partial = "".join(WORDS[:FIRST]).strip()
@@ -106,9 +114,9 @@ def test_the_reply_shows_as_it_is_written_then_in_full(page: Page, llm_server: S
     expect(scope.get_by_test_id("assistant-stop")).to_be_hidden()
 
 
-def test_stop_keeps_the_partial_reply_and_a_reload_shows_it_stored(page: Page,
-                                                                   llm_server: Server,
-                                                                   model: SlowModel):
+def test_stop_keeps_the_partial_reply_and_a_reload_shows_it_stored(
+    page: Page, llm_server: Server, model: SlowModel
+):
     sign_in(page, llm_server)
     scope, bubble = start_turn(page, "write at length")
     partial = "".join(WORDS[:FIRST]).strip()
@@ -132,7 +140,8 @@ def test_stop_keeps_the_partial_reply_and_a_reload_shows_it_stored(page: Page,
         time.sleep(0.2)
     reload_list(page)
     stored = frames(page, "assistant").first.locator(
-        '[data-testid="assistant-message"][data-role="assistant"]')
+        '[data-testid="assistant-message"][data-role="assistant"]'
+    )
     expect(stored).to_have_count(1)
     expect(stored.first).to_contain_text(partial)
     expect(stored.first).to_contain_text(STOPPED)

@@ -69,17 +69,44 @@ OWN = {
     "history-restore": "test_history.py",
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
-OTHERS = ("assistant-", "ambient-", "tool-call", "proposal", "inline-command-", "editor-help",
-          "active-note-sharing", "sharing-", "token-", "chat-", "new-chat", "conversation-")
+OTHERS = (
+    "assistant-",
+    "ambient-",
+    "tool-call",
+    "proposal",
+    "inline-command-",
+    "editor-help",
+    "active-note-sharing",
+    "sharing-",
+    "token-",
+    "chat-",
+    "new-chat",
+    "conversation-",
+)
 # Where every button and field must carry a test id (the assistant's frame body is not ours).
-OURS = (".topbar", ".app-banner", ".pane-tabs", ".sidebar", ".frame-bar", ".view-switch",
-        ".save-status", ".render-host", ".files-bar", ".files-table", ".quick-open", ".signin")
+OURS = (
+    ".topbar",
+    ".app-banner",
+    ".pane-tabs",
+    ".sidebar",
+    ".frame-bar",
+    ".view-switch",
+    ".save-status",
+    ".render-host",
+    ".files-bar",
+    ".files-table",
+    ".quick-open",
+    ".signin",
+)
 CONTROLS = "button, input, select, textarea, a[href], summary, [role=option]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -95,7 +122,8 @@ def row(page: Page, testid: str, path: str):
 
 def controls_now(page: Page) -> list[tuple[str, str]]:
     """(test id or '', a description) of every control in our parts of the page now."""
-    return page.evaluate("""([ours, controls, others]) => {
+    return page.evaluate(
+        """([ours, controls, others]) => {
         const theirs = (el) => {  // inside a part another e2e file tests (e.g. editor-help)
             for (let up = el.parentElement; up; up = up.parentElement) {
                 const id = up.dataset.testid;
@@ -116,7 +144,9 @@ def controls_now(page: Page) -> list[tuple[str, str]]:
             if (el.matches(controls)) found.push([el.dataset.testid, el.outerHTML.slice(0, 80)]);
         }
         return found;
-    }""", [list(OURS), CONTROLS, list(OTHERS)])
+    }""",
+        [list(OURS), CONTROLS, list(OTHERS)],
+    )
 
 
 def test_every_control_in_the_page_has_a_test(page: Page, server: Server) -> None:
@@ -173,8 +203,9 @@ def test_sign_in_switch_and_sign_out(page: Page, server: Server) -> None:
     expect(select).to_have_value("personal")
     expect(row(page, "note-link", "welcome.md")).to_be_visible()
     select.select_option("team")
-    team = [d["path"] for d in page.request.get(
-        f"{server.url}/api/workspaces/team/documents").json()]
+    team = [
+        d["path"] for d in page.request.get(f"{server.url}/api/workspaces/team/documents").json()
+    ]
     expect(page.get_by_test_id("note-link")).to_have_count(len(team))
     page.get_by_test_id("sign-out").click()
     expect(page.get_by_test_id("login-username")).to_be_visible()
@@ -198,8 +229,12 @@ def test_frame_toolbar_and_frame_buttons(alice: Page, server: Server) -> None:
     row(alice, "note-link", "welcome.md").click()
     row(alice, "note-link", "todo.md").click()
     expect(inbox).to_have_attribute("data-path", "todo.md")
-    for view, shown in (("preview", ".preview"), ("todo", ".todo"),
-                        ("mindmap", ".mindmap"), ("edit", ".cm-content")):
+    for view, shown in (
+        ("preview", ".preview"),
+        ("todo", ".todo"),
+        ("mindmap", ".mindmap"),
+        ("edit", ".cm-content"),
+    ):
         inbox.locator(f"[data-testid=view-button][data-view={view}]").click()
         expect(inbox).to_have_attribute("data-view", view)
         expect(inbox.locator(f"[data-view={view}]")).to_have_attribute("aria-pressed", "true")
@@ -215,11 +250,13 @@ def test_frame_toolbar_and_frame_buttons(alice: Page, server: Server) -> None:
     wait_ready(popup)
     expect(alice.locator(f"{FRAMES}[data-frame-id='{frame_id}']")).to_have_count(0)
     expect(popup.locator(f"{FRAMES}[data-frame-id='{frame_id}']")).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
     with popup.expect_event("close"):
         popup.get_by_test_id("popout-return").click()
     expect(alice.locator(f"{FRAMES}[data-frame-id='{frame_id}']")).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
 
 
 def test_note_list_controls(alice: Page, server: Server) -> None:
@@ -246,7 +283,8 @@ def test_note_list_controls(alice: Page, server: Server) -> None:
     row(alice, "note-link", "welcome.md").click()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(1)
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_attribute(
-        "data-path", "welcome.md")
+        "data-path", "welcome.md"
+    )
     row(alice, "note-open-frame", path).click()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(2)
 
@@ -296,7 +334,8 @@ def test_banner_search_and_quick_open(alice: Page, server: Server) -> None:
     alice.get_by_test_id("quick-open-item").and_(alice.locator("[data-path='todo.md']")).click()
     expect(alice.get_by_test_id("quick-open-input")).to_be_hidden()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
 
 
 def test_view_controls(alice: Page, server: Server) -> None:
@@ -328,10 +367,18 @@ def test_view_controls(alice: Page, server: Server) -> None:
 
     # Retry after a save that failed for good (here: refused once by a stand-in server answer).
     frame.locator("[data-view=edit]").click()
-    alice.route(f"**/documents/{linking}", lambda route: route.fulfill(
-        status=403, content_type="application/json",
-        body='{"detail": "You do not have access to that workspace."}')
-        if route.request.method == "PUT" else route.continue_())
+    alice.route(
+        f"**/documents/{linking}",
+        lambda route: (
+            route.fulfill(
+                status=403,
+                content_type="application/json",
+                body='{"detail": "You do not have access to that workspace."}',
+            )
+            if route.request.method == "PUT"
+            else route.continue_()
+        ),
+    )
     frame.locator(".cm-content").click()
     alice.keyboard.press("Control+End")
     alice.keyboard.insert_text("retried")
@@ -340,8 +387,11 @@ def test_view_controls(alice: Page, server: Server) -> None:
     alice.unroute(f"**/documents/{linking}")
     frame.get_by_test_id("save-retry").click()
     expect(status).to_have_text("Saved", timeout=15_000)
-    assert alice.request.get(
-        f"{server.url}/api/workspaces/personal/documents/{linking}").text().endswith("retried")
+    assert (
+        alice.request.get(f"{server.url}/api/workspaces/personal/documents/{linking}")
+        .text()
+        .endswith("retried")
+    )
 
 
 def test_pane_tabs_of_a_narrow_window(page: Page, server: Server) -> None:

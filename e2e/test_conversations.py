@@ -36,7 +36,8 @@ def messages(page: Page):
 
 def item(page: Page, conversation_id: str):
     return assistant(page).locator(
-        f'[data-testid="conversation-item"][data-conversation-id="{conversation_id}"]')
+        f'[data-testid="conversation-item"][data-conversation-id="{conversation_id}"]'
+    )
 
 
 def reachable(locator) -> bool:
@@ -100,9 +101,7 @@ def test_an_old_conversation_resumes_with_its_proposals_outcomes_and_a_reload_ke
     expect(item(page, old)).to_contain_text("6 messages")
 
 
-def test_delete_asks_first_then_removes_the_conversation_everywhere(
-    small: Page, server: Server
-):
+def test_delete_asks_first_then_removes_the_conversation_everywhere(small: Page, server: Server):
     page = small
     first = send(page, "a conversation to delete").body["conversationId"]
     assistant(page).get_by_test_id("conversation-new").click()
@@ -146,7 +145,8 @@ def test_an_empty_chat_offers_requests_that_one_click_sends(small: Page, server:
     offered = assistant(page).get_by_test_id("chat-suggestion")
     expect(offered.first).to_be_visible()
     assert {"summarise this", "add a todo: …", "このノートを要約して"} <= set(
-        offered.all_inner_texts())
+        offered.all_inner_texts()
+    )
     assert reachable(offered.first)
 
     sent: list[str] = []

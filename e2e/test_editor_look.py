@@ -13,8 +13,11 @@ FRAMES = "[data-testid=frame]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -29,8 +32,12 @@ def test_headings_in_the_editor_are_not_underlined(alice: Page) -> None:
 
 
 def overlap(a: dict, b: dict) -> bool:
-    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
-            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 def test_the_inline_panel_never_covers_the_selected_lines(alice: Page, server: Server) -> None:
@@ -53,9 +60,11 @@ def test_the_inline_panel_never_covers_the_selected_lines(alice: Page, server: S
         panel = frame.locator(".cm-tooltip.inline-panel")
         expect(panel).to_be_visible()
         expect(frame.get_by_test_id("inline-command-input")).to_be_focused()
-        alice.wait_for_function("() => { const p = document.querySelector("
-                                "'.cm-tooltip.inline-panel'); return p && "
-                                "p.getBoundingClientRect().top > -1000; }")
+        alice.wait_for_function(
+            "() => { const p = document.querySelector("
+            "'.cm-tooltip.inline-panel'); return p && "
+            "p.getBoundingClientRect().top > -1000; }"
+        )
         box = panel.bounding_box()
         assert box is not None
         for number in range(min(start, end), max(start, end) + 1):

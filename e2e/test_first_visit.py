@@ -17,8 +17,15 @@ HASHED = re.compile(r"^/(vendor|py)/[0-9a-f]{12}/")
 ENTRIES = """() => performance.getEntriesByType("resource").map(e => ({
   path: new URL(e.name).pathname, transfer: e.transferSize,
   encoded: e.encodedBodySize, decoded: e.decodedBodySize }))"""
-LARGE = ("/pyodide/pyodide.asm.wasm", "/pyodide/python_stdlib.zip", "/pyodide/pyodide.asm.mjs",
-         "/snapshot/pyodide.snapshot", "/editor.js", "/app.zip", "/pyscript/core.js")
+LARGE = (
+    "/pyodide/pyodide.asm.wasm",
+    "/pyodide/python_stdlib.zip",
+    "/pyodide/pyodide.asm.mjs",
+    "/snapshot/pyodide.snapshot",
+    "/editor.js",
+    "/app.zip",
+    "/pyscript/core.js",
+)
 
 
 def _visit(browser_context, server: Server) -> tuple[list[dict], dict[str, dict]]:
@@ -68,8 +75,11 @@ def _get(url: str, accept: str | None) -> tuple[int, dict[str, str], bytes]:
     request = urllib.request.Request(url, headers={"Accept-Encoding": accept} if accept else {})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, \
-                response.read()
+            return (
+                response.status,
+                {k.lower(): v for k, v in response.headers.items()},
+                response.read(),
+            )
     except urllib.error.HTTPError as error:
         return error.code, {}, b""
 

@@ -14,7 +14,8 @@ NOTE = "# Errands\n\n- [ ] buy milk\n"
 
 
 def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = f"history/{uuid.uuid4().hex[:6]}.md"
     frame = fresh_note(alice, server.url, path, NOTE)
     type_at_line_end(frame, 1, " today")  # a page edit
@@ -24,7 +25,9 @@ def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
     card = frames(alice, "assistant").first.get_by_test_id("proposal").last
     applied = alice.request.post(
         f"{server.url}/api/assistant/conversations/{turn.body['conversationId']}"
-        f"/proposals/{card.get_attribute('data-proposal-id')}/apply", data={})
+        f"/proposals/{card.get_attribute('data-proposal-id')}/apply",
+        data={},
+    )
     assert applied.ok, applied.text()
     latest = edited + "- [ ] buy eggs\n"
     wait_saved(alice, server.url, path, latest)
@@ -35,7 +38,8 @@ def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
     expect(items.first).to_contain_text("the assistant")
     expect(items.first).to_have_attribute("data-current", "true")
     expect(frame.locator("[data-testid=history-item][data-source=page]").first).to_contain_text(
-        "you")
+        "you"
+    )
     oldest = items.last
     expect(oldest).to_contain_text("created")
 
@@ -56,7 +60,8 @@ def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
 
 
 def test_the_proposal_card_shows_a_coloured_diff_gives_focus_back_and_notices_undo(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = f"history/{uuid.uuid4().hex[:6]}.md"
     frame = fresh_note(alice, server.url, path, "# Errands\n\n- [ ] buy milk")  # no last break
     send(alice, "add a todo: buy eggs")

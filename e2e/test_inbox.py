@@ -15,8 +15,11 @@ FRAMES = "[data-testid=frame]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str, ws: str = "personal") -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/{ws}/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/{ws}/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -24,12 +27,12 @@ def saved_text(page: Page, server: Server, path: str, ws: str = "personal") -> s
     return page.request.get(f"{server.url}/api/workspaces/{ws}/documents/{path}").text()
 
 
-def wait_saved(page: Page, server: Server, path: str, expected: str, timeout: float = 20,
-               *, part: bool = False) -> None:
+def wait_saved(
+    page: Page, server: Server, path: str, expected: str, timeout: float = 20, *, part: bool = False
+) -> None:
     """Poll the document API (a condition, not a sleep) until the note holds `expected`."""
     deadline = time.monotonic() + timeout
-    while not ((text := saved_text(page, server, path)) == expected
-               or (part and expected in text)):
+    while not ((text := saved_text(page, server, path)) == expected or (part and expected in text)):
         assert time.monotonic() < deadline, f"saved text is still {text!r}"
         page.wait_for_timeout(100)
 
@@ -137,7 +140,8 @@ def test_screenshot_of_the_app(page: Page, fresh_server: Server) -> None:
     expect(inbox(alice, "todo.md").locator(".todo-item").first).to_be_visible()
     send(alice, "summarise this note")
     boxes = alice.locator(FRAMES).evaluate_all(
-        "els => els.map(e => Math.round(e.getBoundingClientRect().top))")
+        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    )
     assert len(set(boxes)) == 1, boxes  # one row: the layout the README shows
     alice.locator(".sidebar").click(position={"x": 5, "y": 5})  # no focus ring in the picture
     alice.screenshot(path=Path(ROOT, "docs", "screenshot.png"))

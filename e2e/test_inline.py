@@ -14,8 +14,11 @@ DOC = "el => el.cmTile.root.view.state.doc.toString()"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 

@@ -19,7 +19,8 @@ def note(page: Page, testid: str, path: str):
 def frame_boxes(page: Page) -> list[dict]:
     return page.locator(FRAMES).evaluate_all(
         "els => els.map(e => { const r = e.getBoundingClientRect();"
-        " return {x: r.x, y: r.y, w: r.width, right: r.right}; })")
+        " return {x: r.x, y: r.y, w: r.width, right: r.right}; })"
+    )
 
 
 def open_two_notes(page: Page) -> None:
@@ -43,14 +44,16 @@ def test_two_notes_and_the_assistant_share_one_row_at_1024(page: Page, server: S
     assert covered_controls(page) == []
 
 
-def test_files_at_1440_joins_the_row_and_pushes_nothing_off_screen(page: Page,
-                                                                   server: Server) -> None:
+def test_files_at_1440_joins_the_row_and_pushes_nothing_off_screen(
+    page: Page, server: Server
+) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     sign_in(page, server)
     open_two_notes(page)
     page.locator("[data-testid=open-frame][data-kind=files]").click()
-    expect(page.locator(f"{FRAMES}[data-frame-kind=files] [data-testid=file-link]").first
-           ).to_be_visible()
+    expect(
+        page.locator(f"{FRAMES}[data-frame-kind=files] [data-testid=file-link]").first
+    ).to_be_visible()
     boxes = frame_boxes(page)
     assert len(boxes) == 4 and len({round(b["y"]) for b in boxes}) == 1, boxes
     assert all(b["right"] <= 1440 for b in boxes), boxes  # all four fit: none off screen
@@ -59,8 +62,9 @@ def test_files_at_1440_joins_the_row_and_pushes_nothing_off_screen(page: Page,
     assert covered_controls(page) == []
 
 
-def test_splitters_resize_by_mouse_and_keyboard_down_to_a_minimum(page: Page,
-                                                                  server: Server) -> None:
+def test_splitters_resize_by_mouse_and_keyboard_down_to_a_minimum(
+    page: Page, server: Server
+) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     sign_in(page, server)
     note(page, "note-link", "welcome.md").click()
@@ -79,8 +83,9 @@ def test_splitters_resize_by_mouse_and_keyboard_down_to_a_minimum(page: Page,
     page.mouse.move(box["x"] + box["width"] / 2 + 60, box["y"] + box["height"] / 2, steps=3)
     page.mouse.move(box["x"] + box["width"] / 2 + 120, box["y"] + box["height"] / 2, steps=3)
     page.mouse.up()
-    page.wait_for_function(f"document.querySelector('{FRAMES}').getBoundingClientRect().width"
-                           f" > {before[0]['w'] + 100}")
+    page.wait_for_function(
+        f"document.querySelector('{FRAMES}').getBoundingClientRect().width > {before[0]['w'] + 100}"
+    )
     dragged = frame_boxes(page)
     assert abs((dragged[0]["w"] + dragged[1]["w"]) - (before[0]["w"] + before[1]["w"])) < 2
     # The keyboard: the separator is a Tab stop; arrows move it, Home goes to the minimum.
@@ -91,11 +96,14 @@ def test_splitters_resize_by_mouse_and_keyboard_down_to_a_minimum(page: Page,
     expect(splitter).not_to_have_attribute("aria-valuenow", str(value))
     assert frame_boxes(page)[0]["w"] < dragged[0]["w"] - 50
     page.keyboard.press("Home")
-    page.wait_for_function(f"document.querySelector('{FRAMES}').getBoundingClientRect().width"
-                           f" < {MIN_FRAME_PX + 2}")
+    page.wait_for_function(
+        f"document.querySelector('{FRAMES}').getBoundingClientRect().width < {MIN_FRAME_PX + 2}"
+    )
     page.keyboard.press("End")  # and the other frame keeps its minimum too
-    page.wait_for_function(f"document.querySelectorAll('{FRAMES}')[1].getBoundingClientRect()"
-                           f".width < {MIN_FRAME_PX + 2}")
+    page.wait_for_function(
+        f"document.querySelectorAll('{FRAMES}')[1].getBoundingClientRect()"
+        f".width < {MIN_FRAME_PX + 2}"
+    )
     assert covered_controls(page) == []
 
 
@@ -117,7 +125,8 @@ def test_past_the_minimum_frames_scroll_sideways_in_one_row(page: Page, server: 
 
 
 def test_a_popped_out_assistant_at_720_px_keeps_return_reachable_and_opens_notes(
-        page: Page, server: Server) -> None:
+    page: Page, server: Server
+) -> None:
     sign_in(page, server)
     popout = page.context.new_page()
     popout.set_viewport_size({"width": 720, "height": 760})
@@ -145,8 +154,7 @@ def test_a_popped_out_assistant_at_720_px_keeps_return_reachable_and_opens_notes
     popout.close()
 
 
-def test_a_notes_popout_does_not_speak_of_an_assistant_it_lacks(page: Page,
-                                                                 server: Server) -> None:
+def test_a_notes_popout_does_not_speak_of_an_assistant_it_lacks(page: Page, server: Server) -> None:
     sign_in(page, server)
     popout = page.context.new_page()
     popout.set_viewport_size({"width": 720, "height": 760})
@@ -164,8 +172,9 @@ def test_a_notes_popout_does_not_speak_of_an_assistant_it_lacks(page: Page,
     popout.close()
 
 
-def test_a_phone_keeps_whole_tab_names_and_sign_out_after_a_chat(page: Page,
-                                                                  server: Server) -> None:
+def test_a_phone_keeps_whole_tab_names_and_sign_out_after_a_chat(
+    page: Page, server: Server
+) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     sign_in(page, server)
     note(page, "note-link", "welcome.md").click()

@@ -53,7 +53,8 @@ def test_two_windows_converge(alice: Page, server: Server) -> None:
 
 
 def test_an_endpoint_apply_shows_in_the_open_editor_and_ctrl_z_keeps_it(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = unique("apply")
     frame = fresh_note(alice, server.url, path, "# Errands\n\n- [ ] buy milk\n")
     type_at_line_end(frame, 1, "!")  # the user's own edit, saved
@@ -63,7 +64,9 @@ def test_an_endpoint_apply_shows_in_the_open_editor_and_ctrl_z_keeps_it(
     proposal = card.get_attribute("data-proposal-id")
     applied = alice.request.post(
         f"{server.url}/api/assistant/conversations/{turn.body['conversationId']}"
-        f"/proposals/{proposal}/apply", data={})
+        f"/proposals/{proposal}/apply",
+        data={},
+    )
     assert applied.ok, applied.text()
     expected = "# Errands!\n\n- [ ] buy milk\n- [ ] buy eggs\n"
     wait_editor(frame, expected, timeout=2_000)
@@ -78,12 +81,15 @@ def test_an_endpoint_apply_shows_in_the_open_editor_and_ctrl_z_keeps_it(
     pointer = send(alice, "what does this note say?").pointer_json
     assert pointer is not None and pointer["path"] == path
     data = editor_text(frame).encode()
-    assert (pointer["bytes"], pointer["sha256"]) == (len(data),
-                                                     hashlib.sha256(data).hexdigest()[:16])
+    assert (pointer["bytes"], pointer["sha256"]) == (
+        len(data),
+        hashlib.sha256(data).hexdigest()[:16],
+    )
 
 
 def test_unsaved_keystrokes_and_a_change_on_another_line_both_survive(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = unique("merge")
     frame = fresh_note(alice, server.url, path, "first\nsecond\nthird\n")
     type_offline(frame, 1, " typed here")
@@ -162,8 +168,9 @@ def test_rename_and_delete_elsewhere_are_followed(alice: Page, server: Server) -
     wait_saved(alice, server.url, moved, "keep this and this!\n")
 
 
-def test_the_stream_reconnects_after_the_server_restarts(browser: Browser,
-                                                         fresh_server: Server) -> None:
+def test_the_stream_reconnects_after_the_server_restarts(
+    browser: Browser, fresh_server: Server
+) -> None:
     context = new_context(browser)
     try:
         page = sign_in(context.new_page(), fresh_server)

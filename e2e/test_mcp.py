@@ -50,11 +50,14 @@ async def _session(stack: AsyncExitStack, base: str, token: str, record=None) ->
     """An initialized SDK ClientSession over the SDK's Streamable HTTP client."""
     hooks = {"response": [record]} if record else {}
     http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, event_hooks=hooks))
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, event_hooks=hooks)
+    )
     streams = await stack.enter_async_context(
-        streamable_http_client(f"{base}/mcp", http_client=http))
+        streamable_http_client(f"{base}/mcp", http_client=http)
+    )
     session = await stack.enter_async_context(
-        ClientSession(streams[0], streams[1], read_timeout_seconds=20))
+        ClientSession(streams[0], streams[1], read_timeout_seconds=20)
+    )
     await session.initialize()
     return session
 
@@ -127,8 +130,10 @@ def set_sharing(page: Page, on: bool) -> None:
 def publications(server: Server) -> list[dict]:
     """What the server stored for the windows (pointer metadata only)."""
     with server.db() as db:
-        rows = db.execute("SELECT window_id, pointer_path, pointer_view, pointer_meta "
-                          "FROM active_note_publications").fetchall()
+        rows = db.execute(
+            "SELECT window_id, pointer_path, pointer_view, pointer_meta "
+            "FROM active_note_publications"
+        ).fetchall()
     return [{"window": r[0], "path": r[1], "view": r[2], **json.loads(r[3])} for r in rows]
 
 
@@ -195,8 +200,14 @@ def test_a_popped_out_note_is_seen_and_closing_it_falls_back(alice: Page, mcp_se
     popped = inbox(popup, "todo.md")
     expect(popped.locator(".cm-content")).to_be_visible()
     popped.locator(".cm-content").click()
-    got = active(base, token, lambda r: r.get("path") == "todo.md" and len(
-        {p["window"] for p in publications(mcp_server)}) == 2, "the popped-out todo.md")
+    got = active(
+        base,
+        token,
+        lambda r: (
+            r.get("path") == "todo.md" and len({p["window"] for p in publications(mcp_server)}) == 2
+        ),
+        "the popped-out todo.md",
+    )
     assert got["workspaceId"] == "personal"
     windows = {p["path"]: p["window"] for p in publications(mcp_server)}
     assert set(windows) == {"welcome.md", "todo.md"}  # main names welcome.md now
@@ -217,8 +228,10 @@ def test_switching_sharing_off_hides_the_note_at_once(alice: Page, mcp_server: S
     assert got["reason"] == "sharing_off" and "content" not in got
     assert publications(mcp_server) == []
     puts: list[str] = []
-    alice.on("request", lambda r: puts.append(r.url) if "/api/active-note" in r.url
-             and r.method == "PUT" else None)
+    alice.on(
+        "request",
+        lambda r: puts.append(r.url) if "/api/active-note" in r.url and r.method == "PUT" else None,
+    )
     open_note(alice, "todo.md", new_frame=True)
     alice.keyboard.type("still private", delay=10)
     alice.wait_for_timeout(1500)  # longer than the typing pause: nothing may be published
@@ -241,7 +254,8 @@ def test_the_token_panel_creates_copies_lists_and_revokes(alice: Page, mcp_serve
     assert alice.evaluate("navigator.clipboard.readText()") == token
 
     row = panel.get_by_test_id("token-list").locator(
-        '[data-testid="token-row"]', has_text="Claude Code")
+        '[data-testid="token-row"]', has_text="Claude Code"
+    )
     expect(row).to_have_count(1)
     expect(row.get_by_test_id("token-last-used")).to_have_text("never")
     assert mcp_call(base, token, "list_documents", workspaceId="personal")["ok"] is True

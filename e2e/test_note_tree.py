@@ -12,8 +12,11 @@ FRAMES = "[data-testid=frame]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str = "# n\n") -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -31,8 +34,9 @@ def tabs_to_the_chat_box(page: Page) -> int:
     raise AssertionError("Tab never reached the chat box")
 
 
-def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(alice: Page,
-                                                                    server: Server) -> None:
+def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(
+    alice: Page, server: Server
+) -> None:
     before = tabs_to_the_chat_box(alice)
     tag = uuid.uuid4().hex[:6]
     for number in range(6):  # more notes cost no more Tab presses
@@ -53,7 +57,8 @@ def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(alice: Page,
 
 
 def test_arrow_keys_move_in_the_tree_and_keys_reach_every_row_action(
-        page: Page, fresh_server: Server) -> None:
+    page: Page, fresh_server: Server
+) -> None:
     alice = sign_in(page, fresh_server)  # the demo notes only: type-ahead meets known names
     tree = alice.locator(".sidebar [role=tree]")
     first_note = alice.locator(".sidebar [data-testid=note-link]").first

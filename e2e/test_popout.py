@@ -18,8 +18,11 @@ def saved_text(page: Page, server: Server, path: str) -> str:
 
 def test_inbox_popout_keeps_editing_and_saving(alice: Page, server: Server) -> None:
     path = f"popout/{uuid.uuid4().hex[:6]}.md"
-    alice.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                      data=b"# Pop\n", headers={"Content-Type": "text/markdown"})
+    alice.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=b"# Pop\n",
+        headers={"Content-Type": "text/markdown"},
+    )
     alice.locator("[data-testid=open-frame][data-kind=files]").click()
     alice.locator(f"[data-testid=file-link][data-path='{path}']").click()
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox][data-path='{path}']")
@@ -68,16 +71,23 @@ def test_assistant_popout_chats_in_its_new_window(alice: Page) -> None:
     moved.get_by_test_id("assistant-input").fill("What can you do?")
     moved.get_by_test_id("assistant-send").click()
     expect(moved.locator("[data-testid=assistant-message][data-role=user]")).to_contain_text(
-        "What can you do?")
-    expect(moved.locator("[data-testid=assistant-message][data-role=assistant]")).not_to_have_count(0)
+        "What can you do?"
+    )
+    expect(moved.locator("[data-testid=assistant-message][data-role=assistant]")).not_to_have_count(
+        0
+    )
     popup.close()
 
 
-def test_a_popout_says_whose_it_is_and_returns_to_the_main_window(alice: Page,
-                                                                   server: Server) -> None:
+def test_a_popout_says_whose_it_is_and_returns_to_the_main_window(
+    alice: Page, server: Server
+) -> None:
     path = f"popout/{uuid.uuid4().hex[:6]}.md"
-    alice.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                      data=b"# Back\n", headers={"Content-Type": "text/markdown"})
+    alice.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=b"# Back\n",
+        headers={"Content-Type": "text/markdown"},
+    )
     alice.locator("[data-testid=open-frame][data-kind=files]").click()
     alice.locator(f"[data-testid=file-link][data-path='{path}']").click()
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox][data-path='{path}']")
@@ -90,7 +100,8 @@ def test_a_popout_says_whose_it_is_and_returns_to_the_main_window(alice: Page,
     expect(popup.get_by_test_id("popout-origin")).to_contain_text("alice’s main window")
     expect(popup.get_by_test_id("popout-origin")).to_contain_text("Personal")
     expect(popup.get_by_test_id("popout-scope")).to_have_text(
-        "The main window's assistant no longer calls this note “this note”.")
+        "The main window's assistant no longer calls this note “this note”."
+    )
     moved = popup.locator(f"{FRAMES}[data-frame-id='{frame_id}']")
     moved.locator("[data-testid=view-button][data-view=edit]").click()
     moved.locator(".cm-content").click()

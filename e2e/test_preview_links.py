@@ -13,20 +13,26 @@ LIST = "**/api/workspaces/personal/documents"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
 def holder(held: list[Route]):
     """A route handler that keeps the requests until the test lets them go."""
+
     def hold(route: Route) -> None:
         held.append(route)
+
     return hold
 
 
-def test_links_resolve_after_every_reload_even_when_the_list_comes_late(alice: Page,
-                                                                         server: Server) -> None:
+def test_links_resolve_after_every_reload_even_when_the_list_comes_late(
+    alice: Page, server: Server
+) -> None:
     path = f"reload-{uuid.uuid4().hex[:6]}.md"
     put_note(alice, server, path, "# reload\n\n[the todo list](todo.md) and [[welcome]]\n")
     alice.reload()

@@ -12,18 +12,23 @@ FRAMES = "[data-testid=frame]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
 def test_results_come_as_you_type_one_per_matching_line_with_the_match_marked(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     word = f"quokka{uuid.uuid4().hex[:6]}"
     path = f"search-live/{word}.md"
-    payload = f"<img src=x onerror=\"window.__xss = 1\"> {word} <b>bold</b>"
-    put_note(alice, server, path,
-             f"# {word.upper()} notes\nnothing here\nthe {word} sleeps\n{payload}\n")
+    payload = f'<img src=x onerror="window.__xss = 1"> {word} <b>bold</b>'
+    put_note(
+        alice, server, path, f"# {word.upper()} notes\nnothing here\nthe {word} sleeps\n{payload}\n"
+    )
     alice.reload()
     wait_ready(alice)
     searches: list[str] = []

@@ -12,15 +12,16 @@ FRAMES = "[data-testid=frame]"
 
 
 def test_sign_in_shows_the_note_list_and_one_assistant_frame(alice: Page, server: Server) -> None:
-    listed = [d["path"] for d in alice.request.get(
-        f"{server.url}/api/workspaces/personal/documents").json()]
+    listed = [
+        d["path"]
+        for d in alice.request.get(f"{server.url}/api/workspaces/personal/documents").json()
+    ]
     links = alice.get_by_test_id("note-link")
     expect(links.first).to_be_visible()
     assert sorted(links.evaluate_all("els => els.map(e => e.dataset.path)")) == sorted(listed)
     # Folders are shown as such: a tree item that folds the group of its notes.
     folder = alice.locator("li.folder:has(> [data-folder='projects/'])")
-    expect(folder.get_by_test_id("note-link")).to_have_attribute("data-path",
-                                                                 "projects/roadmap.md")
+    expect(folder.get_by_test_id("note-link")).to_have_attribute("data-path", "projects/roadmap.md")
     folder.get_by_test_id("note-folder").first.click()
     expect(folder.get_by_test_id("note-link")).to_be_hidden()
     frames = alice.locator(FRAMES)
@@ -53,13 +54,17 @@ def test_sign_out_ends_the_session(alice: Page, server: Server) -> None:
 def test_workspace_switch_shows_that_workspaces_notes(alice: Page, server: Server) -> None:
     alice.get_by_test_id("note-link").and_(alice.locator("[data-path='todo.md']")).click()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_attribute(
-        "data-path", "todo.md")
+        "data-path", "todo.md"
+    )
     select = alice.get_by_test_id("workspace-select")
     assert select.locator("option").evaluate_all("os => os.map(o => o.value)") == [
-        "personal", "team"]
+        "personal",
+        "team",
+    ]
     select.select_option("team")
-    team = sorted(d["path"] for d in alice.request.get(
-        f"{server.url}/api/workspaces/team/documents").json())
+    team = sorted(
+        d["path"] for d in alice.request.get(f"{server.url}/api/workspaces/team/documents").json()
+    )
     links = alice.get_by_test_id("note-link")
     expect(links).to_have_count(len(team))
     assert sorted(links.evaluate_all("els => els.map(e => e.dataset.path)")) == team
@@ -84,8 +89,9 @@ def test_create_rename_and_delete_a_note(alice: Page, server: Server) -> None:
     alice.get_by_test_id("note-rename-path").fill(f"scratch/{name}-renamed.md")
     alice.get_by_test_id("note-rename-save").click()
     renamed = f"scratch/{name}-renamed.md"
-    expect(alice.get_by_test_id("note-link").and_(
-        alice.locator(f"[data-path='{renamed}']"))).to_be_visible()
+    expect(
+        alice.get_by_test_id("note-link").and_(alice.locator(f"[data-path='{renamed}']"))
+    ).to_be_visible()
     expect(frame).to_have_attribute("data-path", renamed)  # the open note follows the move
     assert alice.request.get(f"{docs}/{created}").status == 404
 
@@ -104,8 +110,7 @@ def test_a_taken_name_is_refused_in_words(alice: Page) -> None:
     expect(alice.locator(".new-note [role=alert]")).to_contain_text("exists")
 
 
-def test_narrow_window_stacks_frames_without_sideways_scrolling(page: Page,
-                                                                server: Server) -> None:
+def test_narrow_window_stacks_frames_without_sideways_scrolling(page: Page, server: Server) -> None:
     page.set_viewport_size({"width": 420, "height": 800})
     sign_in(page, server)
     page.get_by_test_id("note-link").and_(page.locator("[data-path='welcome.md']")).click()

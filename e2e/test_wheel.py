@@ -31,17 +31,29 @@ class InstalledServer:
 
 
 def _run(args: list[str], cwd: Path, timeout: float) -> None:
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                            env=_clean_env(), check=False)
+    result = subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_clean_env(),
+        check=False,
+    )
     if result.returncode != 0:
-        pytest.fail(f"{' '.join(args[:3])} failed ({result.returncode}):\n"
-                    f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        pytest.fail(
+            f"{' '.join(args[:3])} failed ({result.returncode}):\n"
+            f"{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
 
 
 def _clean_env() -> dict[str, str]:
     """No checkout on the import path and no ANA_* settings leaking in from the caller."""
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith("ANA_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("ANA_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +75,11 @@ def installed(tmp_path_factory) -> Iterator[InstalledServer]:
     # The installed package, not the checkout, is what runs.
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import backend; print(backend.__file__)"],
-        cwd=work, capture_output=True, text=True, env=_clean_env(), check=True,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        check=True,
     ).stdout.strip()
     assert where.startswith(str(venv)), where
 
@@ -71,17 +87,27 @@ def installed(tmp_path_factory) -> Iterator[InstalledServer]:
     log_path = work / "server.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [str(venv / "bin" / "ambient-notes"), "--demo", "--data-dir", str(work / "data"),
-             "--port", str(port)],
-            cwd=work, stdout=log, stderr=subprocess.STDOUT, env=_clean_env(),
+            [
+                str(venv / "bin" / "ambient-notes"),
+                "--demo",
+                "--data-dir",
+                str(work / "data"),
+                "--port",
+                str(port),
+            ],
+            cwd=work,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=_clean_env(),
         )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                pytest.fail(f"ambient-notes exited with {process.returncode}:\n"
-                            f"{log_path.read_text()}")
+                pytest.fail(
+                    f"ambient-notes exited with {process.returncode}:\n{log_path.read_text()}"
+                )
             try:
                 with urllib.request.urlopen(url + "/", timeout=1) as response:
                     if response.status == 200 and b"<!doctype html>" in response.read():
@@ -93,9 +119,11 @@ def installed(tmp_path_factory) -> Iterator[InstalledServer]:
             time.sleep(0.1)
         served = time.monotonic()
         size_mb = wheels[0].stat().st_size / 1e6
-        print(f"\nwheel {wheels[0].name}: {size_mb:.1f} MB; "
-              f"pip install {installed_at - started:.1f} s; "
-              f"pip install to a served page {served - started:.1f} s")
+        print(
+            f"\nwheel {wheels[0].name}: {size_mb:.1f} MB; "
+            f"pip install {installed_at - started:.1f} s; "
+            f"pip install to a served page {served - started:.1f} s"
+        )
         yield InstalledServer(url, log_path, installed_at - started, served - started)
     finally:
         process.terminate()
@@ -119,8 +147,11 @@ def test_installed_wheel_boots_from_its_own_origin(page: Page, installed: Instal
     expect(page.get_by_test_id("login-username")).to_be_visible()
 
     origin = urlsplit(installed.url)[:2]
-    foreign = [url for url in requests
-               if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin]
+    foreign = [
+        url
+        for url in requests
+        if not url.startswith(("data:", "blob:")) and urlsplit(url)[:2] != origin
+    ]
     assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
     assert any(url.endswith("/pyscript/core.js") for url in requests)
     assert foreign == [] and failed == [] and errors == []

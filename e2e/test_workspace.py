@@ -12,8 +12,11 @@ FRAMES = "[data-testid=frame]"
 
 
 def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                data=text.encode(), headers={"Content-Type": "text/markdown"})
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
 
 
@@ -38,8 +41,9 @@ def no_banner(page: Page) -> None:
 # -- 1. the note list's prompts and the banner -------------------------------------------------
 
 
-def test_cancel_closes_the_rename_and_delete_prompts_without_an_error(alice: Page,
-                                                                      server: Server) -> None:
+def test_cancel_closes_the_rename_and_delete_prompts_without_an_error(
+    alice: Page, server: Server
+) -> None:
     path = fresh_note(alice, server)
     row_button(alice, "note-rename", path).click()
     expect(alice.get_by_test_id("note-rename-path")).to_be_focused()
@@ -88,8 +92,10 @@ def test_escape_closes_every_prompt_and_form(alice: Page, server: Server) -> Non
 def test_the_banner_is_dismissible_and_keeps_send_on_screen(page: Page, server: Server) -> None:
     page.set_viewport_size({"width": 1024, "height": 768})
     sign_in(page, server)
-    page.evaluate("window.ana_ctx.say('Something went wrong, and this sentence is long "
-                  "enough to take a line of its own in the window.')")
+    page.evaluate(
+        "window.ana_ctx.say('Something went wrong, and this sentence is long "
+        "enough to take a line of its own in the window.')"
+    )
     message = page.get_by_test_id("app-message")
     expect(message).to_be_visible()
     send = page.get_by_test_id("assistant-send")
@@ -109,12 +115,13 @@ def test_a_refused_switch_message_goes_away_once_saved(alice: Page, server: Serv
     row_button(alice, "note-link", path).click()
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox][data-path='{path}']")
     expect(frame.locator(".cm-content")).to_be_visible()
-    alice.route("**/api/workspaces/personal/documents/**", lambda route: route.abort()
-                if route.request.method == "PUT" else route.continue_())
+    alice.route(
+        "**/api/workspaces/personal/documents/**",
+        lambda route: route.abort() if route.request.method == "PUT" else route.continue_(),
+    )
     frame.locator(".cm-content").click()
     alice.keyboard.insert_text("offline words ")
-    expect(frame.get_by_test_id("save-status")).to_have_text("offline — retrying",
-                                                              timeout=20_000)
+    expect(frame.get_by_test_id("save-status")).to_have_text("offline — retrying", timeout=20_000)
     alice.get_by_test_id("workspace-select").select_option("team")
     message = alice.get_by_test_id("app-message")
     expect(message).to_contain_text("not switched", timeout=20_000)
@@ -200,15 +207,22 @@ def test_tasks_in_preview_are_checkboxes(alice: Page, server: Server) -> None:
 # -- 4. links between notes ---------------------------------------------------------------------
 
 
-def test_links_in_preview_open_notes_and_missing_ones_are_marked(alice: Page,
-                                                                 server: Server) -> None:
+def test_links_in_preview_open_notes_and_missing_ones_are_marked(
+    alice: Page, server: Server
+) -> None:
     tag = uuid.uuid4().hex[:6]
     folder = f"links-{tag}"
     put_note(alice, server, f"{folder}/sub/target.md", "# target\n")
     put_note(alice, server, f"{folder}/other.md", "# other\n")
-    source = fresh_note(alice, server, (
-        f"# source\n\n[sibling](target.md) · [from the root]({folder}/other.md) · "
-        f"[[other]] · [gone](gone.md) · [[nowhere-{tag}]]\n"), folder=f"{folder}/sub")
+    source = fresh_note(
+        alice,
+        server,
+        (
+            f"# source\n\n[sibling](target.md) · [from the root]({folder}/other.md) · "
+            f"[[other]] · [gone](gone.md) · [[nowhere-{tag}]]\n"
+        ),
+        folder=f"{folder}/sub",
+    )
     row_button(alice, "note-link", source).click()
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")  # the one Inbox, whatever it shows
     expect(frame).to_have_attribute("data-path", source)
@@ -334,17 +348,19 @@ def test_reload_restores_frames_views_and_the_active_one(alice: Page) -> None:
     todo.locator(".frame-bar").click()  # the todo frame is the active one
     expect(todo).to_have_attribute("data-active", "true")
     before = alice.locator(FRAMES).evaluate_all(
-        "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])")
+        "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])"
+    )
     alice.reload()
     alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
     expect(alice.locator(FRAMES)).to_have_count(len(before))
     after = alice.locator(FRAMES).evaluate_all(
-        "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])")
+        "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])"
+    )
     assert after == before
-    expect(alice.locator(f"{FRAMES}[data-path='todo.md']")).to_have_attribute("data-active",
-                                                                              "true")
-    expect(alice.locator(f"{FRAMES}[data-path='todo.md'] [data-testid=todo-checkbox]").first
-           ).to_be_visible()
+    expect(alice.locator(f"{FRAMES}[data-path='todo.md']")).to_have_attribute("data-active", "true")
+    expect(
+        alice.locator(f"{FRAMES}[data-path='todo.md'] [data-testid=todo-checkbox]").first
+    ).to_be_visible()
     # Per workspace: the team workspace has its own (none yet), and personal comes back.
     alice.get_by_test_id("workspace-select").select_option("team")
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(0)
@@ -356,7 +372,8 @@ def test_back_and_forward_move_between_a_frames_notes(alice: Page) -> None:
     for path in ("welcome.md", "todo.md", "projects/roadmap.md"):
         row_button(alice, "note-link", path).click()
         expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_attribute(
-            "data-path", path)
+            "data-path", path
+        )
     frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
     back, forward = frame.get_by_test_id("frame-back"), frame.get_by_test_id("frame-forward")
     expect(back).to_have_attribute("aria-label", "Back to the previous note")
@@ -378,7 +395,8 @@ def test_back_and_forward_move_between_a_frames_notes(alice: Page) -> None:
 
 
 def test_focus_goes_to_the_list_after_sign_in_and_to_a_new_notes_editor(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     expect(alice.locator(".sidebar [data-testid=note-link]").first).to_be_focused()
     alice.get_by_test_id("note-new").click()
     name = f"focus-{uuid.uuid4().hex[:6]}"
@@ -396,19 +414,20 @@ def test_focus_goes_to_the_list_after_sign_in_and_to_a_new_notes_editor(
 
 
 def test_closing_a_frame_that_is_still_retrying_warns_and_says_where_the_text_is(
-        alice: Page, server: Server) -> None:
+    alice: Page, server: Server
+) -> None:
     path = fresh_note(alice, server, "start\n")
     row_button(alice, "note-link", path).click()
     frame = alice.locator(f"{FRAMES}[data-path='{path}']")
     expect(frame.locator(".cm-content")).to_be_visible()
     url = f"**/api/workspaces/personal/documents/{path}"
-    alice.route(url, lambda route: route.abort() if route.request.method == "PUT"
-                else route.continue_())
+    alice.route(
+        url, lambda route: route.abort() if route.request.method == "PUT" else route.continue_()
+    )
     frame.locator(".cm-content").click()
     alice.keyboard.press("Control+End")
     alice.keyboard.insert_text("kept words")
-    expect(frame.get_by_test_id("save-status")).to_have_text("offline — retrying",
-                                                              timeout=20_000)
+    expect(frame.get_by_test_id("save-status")).to_have_text("offline — retrying", timeout=20_000)
     frame.get_by_test_id("frame-close").click()
     message = alice.get_by_test_id("app-message")
     expect(message).to_contain_text("not saved yet")

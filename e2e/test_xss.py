@@ -26,19 +26,24 @@ PAYLOAD = """# <img src=x onerror="window.__xss = 'heading'">
 - [x] <script>window.__xss = 'todo-script'</script>
   - <b onmouseover="window.__xss = 'mindmap'">hover</b>
 """
-DANGEROUS = ("script, iframe, svg, object, embed, [onerror], [onload], [onmouseover], "
-             "a[href^='javascript' i], a[href^='data' i], img[src^='javascript' i]")
+DANGEROUS = (
+    "script, iframe, svg, object, embed, [onerror], [onload], [onmouseover], "
+    "a[href^='javascript' i], a[href^='data' i], img[src^='javascript' i]"
+)
 
 
 def test_payloads_never_execute_in_any_view(alice: Page, server: Server) -> None:
     path = "xss/<img src=x onerror=window.__xss='path'>.md"
-    response = alice.request.put(f"{server.url}/api/workspaces/personal/documents/{path}",
-                                 data=PAYLOAD.encode(), headers={"Content-Type": "text/markdown"})
+    response = alice.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=PAYLOAD.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
     assert response.ok, response.text()
     alice.locator("[data-testid=open-frame][data-kind=files]").click()
     files = alice.locator("[data-testid=frame][data-frame-kind=files]")
-    expect(files.locator(f"[data-testid=file-link][data-path=\"{path}\"]")).to_have_text(path)
-    files.locator(f"[data-testid=file-link][data-path=\"{path}\"]").click()
+    expect(files.locator(f'[data-testid=file-link][data-path="{path}"]')).to_have_text(path)
+    files.locator(f'[data-testid=file-link][data-path="{path}"]').click()
     frame = alice.locator("[data-testid=frame][data-frame-kind=inbox]")
     expect(frame).to_have_attribute("data-path", path)
     expect(frame.locator(".frame-title")).to_have_text(path)  # the path is text, not markup

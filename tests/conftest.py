@@ -74,7 +74,6 @@ def _pg_bindir() -> Path:
     )
 
 
-
 class PgServer:
     """A PostgreSQL server the tests may create databases on."""
 
@@ -100,7 +99,7 @@ class PgServer:
     def create_database(self, name: str) -> str:
         with self._admin() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{name}" ENCODING \'UTF8\' TEMPLATE template0')
+            conn.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0")
         return self.admin_url.set(database=name).render_as_string(hide_password=False)
 
     def drop_database(self, name: str) -> None:
@@ -128,14 +127,36 @@ def _start_cluster() -> PgServer:
                 pytrace=False,
             )
 
-    run(str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
-        "-E", "UTF8", "--locale=C", "--no-sync")
+    run(
+        str(bindir / "initdb"),
+        "-D",
+        str(data),
+        "-U",
+        "postgres",
+        "-A",
+        "trust",
+        "-E",
+        "UTF8",
+        "--locale=C",
+        "--no-sync",
+    )
     options = (
         f"-k {root} -p {port} -c listen_addresses='' -c fsync=off "
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
     )
-    run(str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(log), "-w",
-        "-t", "60", "start")
+    run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-o",
+        options,
+        "-l",
+        str(log),
+        "-w",
+        "-t",
+        "60",
+        "start",
+    )
 
     def stop() -> None:
         subprocess.run(
@@ -177,15 +198,30 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     binary = shutil.which("redis-server")
     if binary is None:
-        pytest.fail("redis-server was not found. Install Debian's `redis-server` package "
-                    "(./dev setup does it).", pytrace=False)
+        pytest.fail(
+            "redis-server was not found. Install Debian's `redis-server` package "
+            "(./dev setup does it).",
+            pytrace=False,
+        )
     port = free_port()
     work = tmp_path_factory.mktemp("redis")
     with (work / "redis.log").open("wb") as log:
         process = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(work)],
-            stdout=log, stderr=subprocess.STDOUT,
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(work),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
     deadline = time.monotonic() + 30
@@ -246,8 +282,11 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # A snapshot built from no inputs: backend.snapshot accepts it, so it is never stale here.
     (web / "vendor" / "snapshot").mkdir()
     (web / "vendor" / "snapshot" / "stub.snapshot").write_bytes(b"stub")
-    manifest = {"file": "stub.snapshot", "sha256": hashlib.sha256(b"stub").hexdigest(),
-                "inputs": {"runtime": {}, "python": {}}}
+    manifest = {
+        "file": "stub.snapshot",
+        "sha256": hashlib.sha256(b"stub").hexdigest(),
+        "inputs": {"runtime": {}, "python": {}},
+    }
     (web / "vendor" / "snapshot" / "manifest.json").write_text(json.dumps(manifest))
     # Their compressed copies and table, as web/compress.mjs leaves them (backend/assets.py).
     files = {}
@@ -256,15 +295,24 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         bodies = {"br": brotli.compress(data), "gzip": gzip.compress(data)}
         for encoding, suffix in (("br", ".br"), ("gzip", ".gz")):
             (web / "vendor" / (name + suffix)).write_bytes(bodies[encoding])
-        files[name] = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data),
-                       "br": len(bodies["br"]), "gzip": len(bodies["gzip"])}
-    (web / "vendor" / "files.json").write_text(json.dumps({
-        "encodings": {"br": ".br", "gzip": ".gz"},
-        "not_served": ["snapshot/manifest.json", "files.json", ".stamp"], "files": files}))
+        files[name] = {
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+            "br": len(bodies["br"]),
+            "gzip": len(bodies["gzip"]),
+        }
+    (web / "vendor" / "files.json").write_text(
+        json.dumps(
+            {
+                "encodings": {"br": ".br", "gzip": ".gz"},
+                "not_served": ["snapshot/manifest.json", "files.json", ".stamp"],
+                "files": files,
+            }
+        )
+    )
     (web / "static").mkdir()
     (web / "static" / "pyscript.json").write_text('{"files": {"/py/app.zip": "./*"}}\n')
-    (web / "static" / "pyodide-snapshot.mjs").write_text(
-        'import "/vendor/pyodide/pyodide.mjs";\n')
+    (web / "static" / "pyodide-snapshot.mjs").write_text('import "/vendor/pyodide/pyodide.mjs";\n')
     (web / "index.html").write_text("<!doctype html><title>test</title>\n")
     (web / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
     return web

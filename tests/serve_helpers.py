@@ -33,8 +33,14 @@ def clean_env(**settings: str) -> dict[str, str]:
 class ServeProcess:
     """`python serve.py <args> --port <free port>` from the checkout, its output in `log_path`."""
 
-    def __init__(self, *args: str, log_path: Path, env: dict[str, str] | None = None,
-                 port: int | None = None, start_seconds: float = 60) -> None:
+    def __init__(
+        self,
+        *args: str,
+        log_path: Path,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        start_seconds: float = 60,
+    ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -42,8 +48,10 @@ class ServeProcess:
         with log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "serve.py", *args, "--port", str(self.port)],
-                cwd=REPO, env=clean_env() if env is None else env,
-                stdout=log, stderr=subprocess.STDOUT,
+                cwd=REPO,
+                env=clean_env() if env is None else env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         self._wait(start_seconds)
 

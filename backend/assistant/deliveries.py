@@ -84,5 +84,3 @@ def purge_expired(db: Session, *, now: datetime) -> int:
     )
     db.commit()
     return result.rowcount or 0
-
-

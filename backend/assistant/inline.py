@@ -18,13 +18,18 @@ Keep the passage's language and line endings unless the instruction says otherwi
 _FENCE = re.compile(r"\A```[^\n]*\n(.*)\n```\s*\Z", re.DOTALL)
 
 # Why the model could not answer, by failure kind (model.ModelFailure); HTTP statuses are named.
-_WHY = {TIMEOUT: "inline.why_timeout", UNREACHABLE: "inline.why_unreachable",
-        MALFORMED: "inline.why_unreadable"}
+_WHY = {
+    TIMEOUT: "inline.why_timeout",
+    UNREACHABLE: "inline.why_unreachable",
+    MALFORMED: "inline.why_unreadable",
+}
 
 
 def _prompt(instruction: str, selection: str, before: str, after: str) -> str:
-    return (f"Instruction: {instruction}\n\n<before>\n{before}\n</before>\n\n"
-            f"<passage>\n{selection}\n</passage>\n\n<after>\n{after}\n</after>")
+    return (
+        f"Instruction: {instruction}\n\n<before>\n{before}\n</before>\n\n"
+        f"<passage>\n{selection}\n</passage>\n\n<after>\n{after}\n</after>"
+    )
 
 
 def answer(

@@ -31,6 +31,7 @@ _KEYWORDS: dict[str, str] = {
 }
 _PATTERNS = {name: re.compile(rx, re.IGNORECASE) for name, rx in _KEYWORDS.items()}
 
+
 @dataclass(frozen=True)
 class Answer:
     replacement: str | None
@@ -45,8 +46,10 @@ def transforms_for(instruction: str) -> list[str]:
 # -- lines -------------------------------------------------------------------------------------
 
 # A line: indentation, a Markdown list marker, a task box, then the content.
-_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
-                   r"(?P<box>(?<=[ \t])\[[ xX]\][ \t]+)?(?P<content>.*)$")
+_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<marker>(?:[-*+]|\d{1,9}[.)])[ \t]+)?"
+    r"(?P<box>(?<=[ \t])\[[ xX]\][ \t]+)?(?P<content>.*)$"
+)
 
 
 def _split(text: str) -> tuple[list[str], str, str]:

@@ -36,6 +36,7 @@ include enough surrounding text); append adds text at the end. Tell the user wha
 - When a tool result carries a caveat, include that sentence verbatim in your reply.
 - Reply in the language of the user's latest message."""
 
+
 def tool_schemas() -> list[dict]:
     """The tools as OpenAI "function" tools with JSON-schema parameters."""
     return [
@@ -112,8 +113,9 @@ class LLMAgent:
                     return
                 if not isinstance(tool_calls, list):
                     raise ModelFailure(MALFORMED)
-                messages.append({"role": "assistant", "content": said or None,
-                                 "tool_calls": tool_calls})
+                messages.append(
+                    {"role": "assistant", "content": said or None, "tool_calls": tool_calls}
+                )
                 for tc in tool_calls:
                     messages.append(run_tool(ctx, tc, calls, turn_id))
                     yield "tool", calls[-1]
@@ -123,9 +125,9 @@ class LLMAgent:
             reply = say(f"model.{failure.kind}", lang, status=failure.status)
             yield "result", AgentResult(reply, calls)
 
-    def _streamed(self, messages: list[dict], fields: dict) -> Generator[
-        tuple[str, Any], None, tuple[str, list[dict]]
-    ]:
+    def _streamed(
+        self, messages: list[dict], fields: dict
+    ) -> Generator[tuple[str, Any], None, tuple[str, list[dict]]]:
         """Stream one completion: its text deltas are passed on; returns (text, tool calls)."""
         parts: list[str] = []
         pending: dict[int, dict] = {}

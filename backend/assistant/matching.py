@@ -21,9 +21,34 @@ T = TypeVar("T")
 
 _STOP = frozenset(
     [
-        "a", "an", "the", "my", "our", "your", "this", "that", "to", "of", "on", "in", "for",
-        "and", "or", "with", "at", "by", "is", "be", "it", "its", "do", "task", "todo", "item",
-        "one", "please",
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "your",
+        "this",
+        "that",
+        "to",
+        "of",
+        "on",
+        "in",
+        "for",
+        "and",
+        "or",
+        "with",
+        "at",
+        "by",
+        "is",
+        "be",
+        "it",
+        "its",
+        "do",
+        "task",
+        "todo",
+        "item",
+        "one",
+        "please",
     ]
 )
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)

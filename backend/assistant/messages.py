@@ -220,7 +220,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "ja": "ノートについてのそのような質問への回答",
     },
     "beyond.compare": {"en": "compare notes", "ja": "ノートの比較"},
-    "beyond.verb": {"en": "do \"{verb}\"", "ja": "「{verb}」という依頼"},
+    "beyond.verb": {"en": 'do "{verb}"', "ja": "「{verb}」という依頼"},
     "beyond.history": {
         "en": "Sorry, I can't tell what you wrote or changed when: I read notes only as they are "
         "saved now, and neither I nor a language model can see their past versions. Open "
@@ -231,7 +231,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "「履歴」を開くと、保存された版と、誰がいつ保存したかを確認できます。" + _CAN_DO["ja"],
     },
     "beyond.app": {
-        "en": 'Sorry, I can\'t "{verb}" notes, and a language model couldn\'t either: the '
+        "en": "Sorry, I can't \"{verb}\" notes, and a language model couldn't either: the "
         "assistant only reads notes and proposes changes to their text. Use the notes list "
         "or the note's frame for that.",
         "ja": "ごめんなさい、ノートを「{verb}」することはできません（言語モデルでもできません）。"
@@ -361,8 +361,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "文字のある行にカーソルを置いてください。",
     },
     "inline.model": {
-        "en": "The language model could not answer ({why}); nothing was changed. Please try "
-        "again.",
+        "en": "The language model could not answer ({why}); nothing was changed. Please try again.",
         "ja": "言語モデルが応答できませんでした（{why}）。何も変更していません。"
         "もう一度お試しください。",
     },

@@ -26,22 +26,28 @@ _TOOLS: dict[str, tuple[str, type[args.Arguments]]] = {
         args.ReadDocument,
     ),
     "read_active_note": (
-        ("Read the saved copy of the note the user has open on screen ('this "
-        "note'). Call it first for any unnamed request and again on every new turn."),
+        (
+            "Read the saved copy of the note the user has open on screen ('this "
+            "note'). Call it first for any unnamed request and again on every new turn."
+        ),
         args.ReadActiveNote,
     ),
     "search_notes": (
-        ("Find the notes that contain every word of a search (case-insensitive; "
-        "Japanese matches inside words). Answers each note's path, first matching line and a "
-        f"snippet, at most {search.MAX_RESULTS}."),
+        (
+            "Find the notes that contain every word of a search (case-insensitive; "
+            "Japanese matches inside words). Answers each note's path, first matching line and a "
+            f"snippet, at most {search.MAX_RESULTS}."
+        ),
         args.SearchNotes,
     ),
     "propose_edit": (
-        ("Propose an edit of a note. It never changes the note: it stores a "
-        "proposal that the user may apply or discard, and answers with its id and a unified "
-        "diff. Without 'path' it edits the note the user has open. Each 'find' must occur "
-        "exactly once in the saved copy (include enough surrounding text to make it unique); "
-        "'append' adds text at the end, after a line break."),
+        (
+            "Propose an edit of a note. It never changes the note: it stores a "
+            "proposal that the user may apply or discard, and answers with its id and a unified "
+            "diff. Without 'path' it edits the note the user has open. Each 'find' must occur "
+            "exactly once in the saved copy (include enough surrounding text to make it unique); "
+            "'append' adds text at the end, after a line break."
+        ),
         args.ProposeEdit,
     ),
 }

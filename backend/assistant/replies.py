@@ -53,7 +53,10 @@ def listing(result: dict, lang: Lang) -> str:
     if not docs:
         return say("listing.empty", lang)
     head = say(
-        "listing.head", lang, count=len(docs), s="s" * (len(docs) != 1),
+        "listing.head",
+        lang,
+        count=len(docs),
+        s="s" * (len(docs) != 1),
         workspace=result["workspaceId"],
     )
     return "\n".join([head, *(f"- {d['path']}" for d in docs)])
@@ -140,8 +143,12 @@ def counts(path: str, text: str, lang: Lang, total_bytes: int | None = None) -> 
     """Sizes of the note; `total_bytes` (a partial read) makes them about the part read only."""
     c = skills.counts(text)
     fields = {
-        "path": path, "words": c.words, "chars": c.chars, "bare": c.chars_no_spaces,
-        "lines": c.lines, "bytes": c.bytes,
+        "path": path,
+        "words": c.words,
+        "chars": c.chars,
+        "bare": c.chars_no_spaces,
+        "lines": c.lines,
+        "bytes": c.bytes,
     }
     if total_bytes is not None and total_bytes > c.bytes:
         return say("counts.partial", lang, total=total_bytes, **fields)
@@ -155,8 +162,13 @@ def mentions(term: str, found: list[skills.Mention], searched: int, total: int, 
         head = say("search.head", lang, term=term, count=len(found))
     lines = [
         say(
-            "mentions.hit", lang, path=m.path, count=m.count, s="s" * (m.count != 1),
-            line=m.line, snippet=m.snippet,
+            "mentions.hit",
+            lang,
+            path=m.path,
+            count=m.count,
+            s="s" * (m.count != 1),
+            line=m.line,
+            snippet=m.snippet,
         )
         for m in found
     ]

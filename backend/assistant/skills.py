@@ -378,9 +378,7 @@ def append_text(text: str, addition: str, *, paragraph: bool = False) -> list[di
 def add_heading(text: str, title: str) -> tuple[list[dict], str]:
     """A heading at the end, one level below a lone title (## by default): (edits, line)."""
     levels = [
-        len(m.group(1))
-        for _, line in md.visible_lines(text)
-        if (m := _HEADING_LINE.match(line))
+        len(m.group(1)) for _, line in md.visible_lines(text) if (m := _HEADING_LINE.match(line))
     ]
     if levels and levels[0] == 1:
         levels = levels[1:]

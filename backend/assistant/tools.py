@@ -51,10 +51,11 @@ NO_POINTER_TEXT = (
     "list_documents."
 )
 AMBIENT_OFF_TEXT = (
-    "The user has switched off sharing the open note (\"this note\") with the assistant for "
+    'The user has switched off sharing the open note ("this note") with the assistant for '
     "this conversation, so there is no active note to read. Tell them so: ask them to name "
-    "the note, or to switch \"this note\" back on with the chip above the chat."
+    'the note, or to switch "this note" back on with the chip above the chat.'
 )
+
 
 class ToolArgumentError(ValueError):
     """The arguments object does not fit the tool's schema (HTTP 422)."""

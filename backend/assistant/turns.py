@@ -217,9 +217,7 @@ def handle_turn(
         now=now,
     )
     try:
-        result = agent.run(
-            turn.context(db), message, turn_id=turn.turn_id, history=turn.history
-        )
+        result = agent.run(turn.context(db), message, turn_id=turn.turn_id, history=turn.history)
     except Exception as exc:  # noqa: BLE001 - the turn must answer; only the type is logged
         result = failed(db, turn, exc)
     return finish_turn(db, turn, result, agent.name)
@@ -273,8 +271,11 @@ def stream_turn(
                 reply = f"{text}\n\n{stopped}" if text else stopped
                 finish_turn(db, turn, AgentResult(reply, calls), agent.name, stopped=True)
         done = finish_turn(db, turn, result, agent.name)
-        yield "done", {
-            "conversationId": done.conversation_id,
-            "reply": done.reply,
-            "toolCalls": done.tool_calls,
-        }
+        yield (
+            "done",
+            {
+                "conversationId": done.conversation_id,
+                "reply": done.reply,
+                "toolCalls": done.tool_calls,
+            },
+        )

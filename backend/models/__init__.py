@@ -22,6 +22,7 @@ def new_uid() -> str:
     """A note's identity (`Document.uid`): random, so never reused after a delete."""
     return uuid.uuid4().hex
 
+
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",

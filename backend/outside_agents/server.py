@@ -66,10 +66,12 @@ INSTRUCTIONS = (
 )
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-PROPOSES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
-                           openWorldHint=False)
-WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False,
-                         openWorldHint=False)
+PROPOSES = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+)
+WRITES = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
+)
 
 # The scope each tool needs (SPEC §14); tools/list shows a token only what its scope allows.
 TOOL_SCOPES = {
@@ -120,8 +122,9 @@ class _CheckedTool(Tool):
     work: Any = PydanticField(exclude=True)  # Work: (db, authority, checked arguments) -> result
     sessions: Any = PydanticField(exclude=True)  # the app's sessionmaker
 
-    async def run(self, arguments: dict[str, Any], context: Context, convert_result: bool = False
-                  ) -> Any:
+    async def run(
+        self, arguments: dict[str, Any], context: Context, convert_result: bool = False
+    ) -> Any:
         auth: Authority = context.request_context.request.scope[AUTH_KEY]  # set by McpGuard
         refused = scope_refusal(self.name, auth)  # before the arguments: the tool is not theirs
         if refused:
@@ -136,8 +139,13 @@ class _CheckedTool(Tool):
         with self.sessions() as db:
             result = self.work(db, auth, checked)
         if TOOL_SCOPES[self.name] != READ:  # who changed (or proposed) what; never any text
-            log.info("mcp %s token=%s path=%r ok=%s", self.name, auth.token_id,
-                     result.get("path", getattr(checked, "path", None)), result["ok"])
+            log.info(
+                "mcp %s token=%s path=%r ok=%s",
+                self.name,
+                auth.token_id,
+                result.get("path", getattr(checked, "path", None)),
+                result["ok"],
+            )
         return _result(result)
 
 
@@ -149,14 +157,20 @@ def _result(result: dict) -> CallToolResult:
     )
 
 
-def _tool(sessions: sessionmaker[Session], name: str, description: str,
-          model: type[args.Arguments], work: Work,
-          annotations: ToolAnnotations = READ_ONLY) -> Tool:
+def _tool(
+    sessions: sessionmaker[Session],
+    name: str,
+    description: str,
+    model: type[args.Arguments],
+    work: Work,
+    annotations: ToolAnnotations = READ_ONLY,
+) -> Tool:
     def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
         raise NotImplementedError
 
-    base = Tool.from_function(unused, name=name, description=description,
-                              annotations=annotations, structured_output=False)
+    base = Tool.from_function(
+        unused, name=name, description=description, annotations=annotations, structured_output=False
+    )
     fields = {key: getattr(base, key) for key in Tool.model_fields}
     fields["parameters"] = args.schema(model)
     return _CheckedTool(**fields, arguments=model, work=work, sessions=sessions)
@@ -176,7 +190,8 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             "behind the screen: repeat its caveat sentence to the user.",
             args.McpGetActiveNote,
             lambda db, auth, a: tools_.get_active_note(
-                db, auth=auth, max_bytes=a.max_bytes, now=utcnow()),
+                db, auth=auth, max_bytes=a.max_bytes, now=utcnow()
+            ),
         ),
         _tool(
             sessions,
@@ -184,8 +199,7 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             "List the notes of one of the user's workspaces (path and size of each). Call "
             "this when the user asks which notes they have, or to find a note by its name.",
             args.McpListDocuments,
-            lambda db, auth, a: tools_.list_documents(
-                db, auth=auth, workspace_id=a.workspace_id),
+            lambda db, auth, a: tools_.list_documents(db, auth=auth, workspace_id=a.workspace_id),
         ),
         _tool(
             sessions,
@@ -194,8 +208,8 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             "user names a note; for 'this note' use get_active_note instead.",
             args.McpReadDocument,
             lambda db, auth, a: tools_.read_document(
-                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
-                max_bytes=a.max_bytes),
+                db, auth=auth, workspace_id=a.workspace_id, path=a.path, max_bytes=a.max_bytes
+            ),
         ),
         _tool(
             sessions,
@@ -205,13 +219,17 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             "snippet. Call this for 'which notes mention ...' or to find a note by its content.",
             args.McpSearchNotes,
             lambda db, auth, a: tools_.search_notes(
-                db, auth=auth, workspace_id=a.workspace_id, query=a.query),
+                db, auth=auth, workspace_id=a.workspace_id, query=a.query
+            ),
         ),
         *_writing_tools(sessions, max_note_bytes),
     ]
     with _sdk_leaves_logging_alone():
         return ScopedServer(
-            "ambient-notes", instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING",
+            "ambient-notes",
+            instructions=INSTRUCTIONS,
+            version=VERSION,
+            log_level="WARNING",
             tools=tools,
         )
 
@@ -233,9 +251,15 @@ def _writing_tools(sessions: sessionmaker[Session], max_note_bytes: int) -> list
             "and the diff; call get_proposal later to learn whether the user applied it.",
             args.McpProposeEdit,
             lambda db, auth, a: writing.propose_edit(
-                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
-                edits=_dump(a.edits), summary=a.summary, max_bytes=max_note_bytes,
-                now=utcnow()),
+                db,
+                auth=auth,
+                workspace_id=a.workspace_id,
+                path=a.path,
+                edits=_dump(a.edits),
+                summary=a.summary,
+                max_bytes=max_note_bytes,
+                now=utcnow(),
+            ),
             PROPOSES,
         ),
         _tool(
@@ -253,8 +277,14 @@ def _writing_tools(sessions: sessionmaker[Session], max_note_bytes: int) -> list
             "overwritten (the call fails and changes nothing).",
             args.McpCreateNote,
             lambda db, auth, a: writing.create_note(
-                db, auth=auth, workspace_id=a.workspace_id, path=a.path, text=a.text,
-                max_bytes=max_note_bytes, now=utcnow()),
+                db,
+                auth=auth,
+                workspace_id=a.workspace_id,
+                path=a.path,
+                text=a.text,
+                max_bytes=max_note_bytes,
+                now=utcnow(),
+            ),
             WRITES,
         ),
         _tool(
@@ -267,9 +297,15 @@ def _writing_tools(sessions: sessionmaker[Session], max_note_bytes: int) -> list
             "read the note again and retry. Answers the new revision and sha256.",
             args.McpEditNote,
             lambda db, auth, a: writing.edit_note(
-                db, auth=auth, workspace_id=a.workspace_id, path=a.path,
-                base_sha256=a.base_sha256, edits=_dump(a.edits), max_bytes=max_note_bytes,
-                now=utcnow()),
+                db,
+                auth=auth,
+                workspace_id=a.workspace_id,
+                path=a.path,
+                base_sha256=a.base_sha256,
+                edits=_dump(a.edits),
+                max_bytes=max_note_bytes,
+                now=utcnow(),
+            ),
             WRITES,
         ),
     ]
@@ -318,8 +354,9 @@ class McpGuard:
             # Stateless mode never sends unasked, so the transport's GET stream would stay
             # open with nothing in it (and outlive a revoked token): refuse it, as the
             # transport allows, before any token lookup or rate budget is spent.
-            response = JSONResponse({"detail": NO_EVENT_STREAM}, status_code=405,
-                                    headers={"Allow": "POST, DELETE"})
+            response = JSONResponse(
+                {"detail": NO_EVENT_STREAM}, status_code=405, headers={"Allow": "POST, DELETE"}
+            )
             await response(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
@@ -335,8 +372,9 @@ class McpGuard:
         try:  # the same per-user budget as turns and tools (backend.throttle)
             scope["app"].state.throttle.hit_route("mcp", auth.user_id)
         except TooManyRequests as exc:
-            response = JSONResponse({"detail": str(exc)}, status_code=429,
-                                    headers={"Retry-After": str(exc.retry_after)})
+            response = JSONResponse(
+                {"detail": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)}
+            )
             await response(scope, receive, send)
             return
         scope[AUTH_KEY] = auth

@@ -145,7 +145,13 @@ def get_proposal(db: Session, *, auth: Authority, proposal_id: str) -> dict:
 
 
 def create_note(
-    db: Session, *, auth: Authority, workspace_id: str, path: str, text: str, max_bytes: int,
+    db: Session,
+    *,
+    auth: Authority,
+    workspace_id: str,
+    path: str,
+    text: str,
+    max_bytes: int,
     now: datetime,
 ) -> dict:
     """Create a note; an existing path answers ok: false and changes nothing."""
@@ -154,8 +160,14 @@ def create_note(
         return refused
     try:
         doc, _ = documents.save_document(
-            db, workspace_id=workspace_id, path=path, content=text, max_bytes=max_bytes,
-            source=Source.agent(auth.user_id, name=auth.name), create_only=True, now=now,
+            db,
+            workspace_id=workspace_id,
+            path=path,
+            content=text,
+            max_bytes=max_bytes,
+            source=Source.agent(auth.user_id, name=auth.name),
+            create_only=True,
+            now=now,
         )
     except PreconditionFailed:
         return {"ok": False, "reason": EXISTS, "text": EXISTS_TEXT}
@@ -200,8 +212,14 @@ def edit_note(
         return _edit_failure(exc)
     try:
         saved, _ = documents.save_document(
-            db, workspace_id=workspace_id, path=doc_path, content=new_text, max_bytes=max_bytes,
-            source=Source.agent(auth.user_id, name=auth.name), if_match=revision, now=now,
+            db,
+            workspace_id=workspace_id,
+            path=doc_path,
+            content=new_text,
+            max_bytes=max_bytes,
+            source=Source.agent(auth.user_id, name=auth.name),
+            if_match=revision,
+            now=now,
         )
     except Conflict:
         return {"ok": False, "reason": RACE, "text": RACE_TEXT}

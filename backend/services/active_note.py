@@ -17,9 +17,7 @@ from backend.models.outside_agents import ActiveNotePublication, ActiveNoteShari
 # A window publishes at least every 2 minutes while visible; a publication older than this
 # belongs to a window that is gone or asleep and no longer names the user's active note.
 FRESH_FOR = timedelta(minutes=10)
-SHARING_OFF = (
-    "Sharing the active note is switched off. Switch it on in the page's settings first."
-)
+SHARING_OFF = "Sharing the active note is switched off. Switch it on in the page's settings first."
 
 
 @dataclass(frozen=True)
@@ -110,7 +108,10 @@ def _publish(
         )
     else:
         same = (row.workspace_id, row.pointer_path, row.pointer_view, row.pointer_meta) == (
-            workspace_id, pointer.path, pointer.view, meta
+            workspace_id,
+            pointer.path,
+            pointer.view,
+            meta,
         )
         if not same:
             row.workspace_id = workspace_id

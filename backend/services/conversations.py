@@ -49,8 +49,7 @@ def list_for(
             Conversation.workspace_id == workspace_id,
             exists().where(of_conversation),
         )
-        .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc(),
-                  Conversation.id)
+        .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc(), Conversation.id)
         .limit(limit)
     )
     return [

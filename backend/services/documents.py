@@ -143,7 +143,13 @@ def saved_event(db: Session, doc: Document, source: Source, *, data: bytes, now:
 
 
 def replace_text(
-    db: Session, *, head: Head, old_text: str | None, content: str, size: int, source: Source,
+    db: Session,
+    *,
+    head: Head,
+    old_text: str | None,
+    content: str,
+    size: int,
+    source: Source,
     now: datetime,
 ) -> Document | None:
     """Save `content` over revision `head.revision` in one conditional UPDATE, keep the text it
@@ -228,8 +234,15 @@ def save_document(
         if head is None:
             if if_match is not None:
                 raise Conflict(f"The note was deleted after revision {if_match} was read.")
-            doc = insert_note(db, workspace_id=workspace_id, path=path, content=content, size=size,
-                          source=source, now=now)
+            doc = insert_note(
+                db,
+                workspace_id=workspace_id,
+                path=path,
+                content=content,
+                size=size,
+                source=source,
+                now=now,
+            )
             if doc is not None:
                 return doc, True
             if create_only:
@@ -239,8 +252,9 @@ def save_document(
             raise PreconditionFailed("A note already exists at that path.")
         if if_match is not None and head.revision != if_match:
             _raise_stale(db, workspace_id=workspace_id, path=path, expected=if_match)
-        doc = replace_text(db, head=head, old_text=old_text, content=content, size=size,
-                           source=source, now=now)
+        doc = replace_text(
+            db, head=head, old_text=old_text, content=content, size=size, source=source, now=now
+        )
         if doc is not None:
             db.commit()
             return doc, False
@@ -250,8 +264,16 @@ def save_document(
 
 
 def insert_note(
-    db: Session, *, workspace_id: str, path: str, content: str, size: int, source: Source,
-    now: datetime, uid: str | None = None, revision: int = 1,
+    db: Session,
+    *,
+    workspace_id: str,
+    path: str,
+    content: str,
+    size: int,
+    source: Source,
+    now: datetime,
+    uid: str | None = None,
+    revision: int = 1,
 ) -> Document | None:
     """Insert the note (revision 1); None when the path is already taken (unique constraint)."""
     if source.action == "edit":

@@ -67,13 +67,34 @@ def list_revisions(db: Session, *, workspace_id: str, path: str) -> list[Entry]:
     out: list[Entry] = []
     if doc is not None:
         out.append(
-            Entry(doc.revision, doc.updated_at, doc.bytes,
-                  sha256_prefix(doc.content.encode("utf-8")), doc.source_kind, doc.source_name,
-                  doc.saved_by, names.get(doc.saved_by), doc.action, doc.path, True)
+            Entry(
+                doc.revision,
+                doc.updated_at,
+                doc.bytes,
+                sha256_prefix(doc.content.encode("utf-8")),
+                doc.source_kind,
+                doc.source_name,
+                doc.saved_by,
+                names.get(doc.saved_by),
+                doc.action,
+                doc.path,
+                True,
+            )
         )
     out += [
-        Entry(r.revision, r.saved_at, r.bytes, r.sha256, r.source_kind, r.source_name,
-              r.user_id, names.get(r.user_id), r.action, r.path, False)
+        Entry(
+            r.revision,
+            r.saved_at,
+            r.bytes,
+            r.sha256,
+            r.source_kind,
+            r.source_name,
+            r.user_id,
+            names.get(r.user_id),
+            r.action,
+            r.path,
+            False,
+        )
         for r in rows
     ]
     return out
@@ -112,12 +133,20 @@ def restore(
         if if_match is not None:
             db.rollback()
             raise Conflict(f"The note was deleted after revision {if_match} was read.")
-        last = db.scalar(select(func.max(NoteRevision.revision)).where(
-            NoteRevision.document_uid == uid))
+        last = db.scalar(
+            select(func.max(NoteRevision.revision)).where(NoteRevision.document_uid == uid)
+        )
         revisions.revive(db, uid=uid)
         created = documents.insert_note(
-            db, workspace_id=workspace_id, path=documents.valid_path(path), content=text,
-            size=size, source=source, now=now, uid=uid, revision=(last or 0) + 1,
+            db,
+            workspace_id=workspace_id,
+            path=documents.valid_path(path),
+            content=text,
+            size=size,
+            source=source,
+            now=now,
+            uid=uid,
+            revision=(last or 0) + 1,
         )
         if created is None:
             raise Conflict("A note was created at that path meanwhile; nothing was changed.")

@@ -155,8 +155,11 @@ def list_saved(
 
     `keep` narrows it to the paths a caller may reach (an MCP token's folder, SPEC §14).
     """
-    docs = [d for d in documents.list_documents(db, workspace_id=workspace_id)
-            if keep is None or keep(d.path)]
+    docs = [
+        d
+        for d in documents.list_documents(db, workspace_id=workspace_id)
+        if keep is None or keep(d.path)
+    ]
     listing = [
         {
             "path": d.path,
@@ -192,8 +195,10 @@ def search_saved(
     found = [r for r in found if keep is None or keep(r["path"])]
     if found:
         lines = "\n".join(f"- {r['path']} (line {r['line']}): {r['snippet']}" for r in found)
-        text = (f"Notes in workspace {workspace_id} containing every word of the search "
-                f"({len(found)}):\n{lines}")
+        text = (
+            f"Notes in workspace {workspace_id} containing every word of the search "
+            f"({len(found)}):\n{lines}"
+        )
     else:
         text = f"No note in workspace {workspace_id} contains every word of the search."
     return {"ok": True, "workspaceId": workspace_id, "results": found, "text": text}

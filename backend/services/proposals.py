@@ -104,9 +104,7 @@ def create(
     return proposal
 
 
-def get_owned(
-    db: Session, *, conversation_id: str, proposal_id: str, user_id: int
-) -> EditProposal:
+def get_owned(db: Session, *, conversation_id: str, proposal_id: str, user_id: int) -> EditProposal:
     """The proposal when it belongs to this conversation and user; NotFound otherwise."""
     if not storable(proposal_id, max_length=36):
         raise NotFound(NOT_FOUND)
@@ -240,8 +238,13 @@ def apply(
     size = documents.check_text(new_text, max_bytes=max_bytes)
     _claim(db, proposal, via=VIA_SERVER, revision=head.revision + 1, now=now)
     saved = documents.replace_text(
-        db, head=head, old_text=text, content=new_text, size=size,
-        source=source_of(proposal), now=now,
+        db,
+        head=head,
+        old_text=text,
+        content=new_text,
+        size=size,
+        source=source_of(proposal),
+        now=now,
     )
     if saved is None:  # rolled back, the claim with it: the proposal stays pending
         raise Conflict(RACE)
@@ -311,4 +314,3 @@ def discard(db: Session, *, proposal: EditProposal, now: datetime | None = None)
     )
     db.commit()
     proposal.status = DISCARDED
-

@@ -84,9 +84,9 @@ def _decompress(body: bytes, base: bytes | None) -> bytes:
     if base is None:
         return zstandard.ZstdDecompressor(max_window_size=_MAX_WINDOW).decompress(body)
     dictionary = zstandard.ZstdCompressionDict(base, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
-    return zstandard.ZstdDecompressor(
-        dict_data=dictionary, max_window_size=_MAX_WINDOW
-    ).decompress(body)
+    return zstandard.ZstdDecompressor(dict_data=dictionary, max_window_size=_MAX_WINDOW).decompress(
+        body
+    )
 
 
 def _encode(db: Session, uid: str, data: bytes) -> tuple[int | None, bytes]:
@@ -99,11 +99,14 @@ def _encode(db: Session, uid: str, data: bytes) -> tuple[int | None, bytes]:
             .limit(1)
         )
         if keyframe is not None:
-            newer = db.scalar(
-                select(func.count()).where(
-                    NoteRevision.document_uid == uid, NoteRevision.revision > keyframe.revision
+            newer = (
+                db.scalar(
+                    select(func.count()).where(
+                        NoteRevision.document_uid == uid, NoteRevision.revision > keyframe.revision
+                    )
                 )
-            ) or 0
+                or 0
+            )
             base = _decompress(keyframe.body, None)
             if newer < KEYFRAME_EVERY and len(base) >= _SMALL:
                 body = _compress(data, base)

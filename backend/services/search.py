@@ -111,10 +111,14 @@ def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[int, 
         # Trigrams cannot find 1-2 characters: LIKE within SQL over the notes the index left
         # (all of the workspace's notes when every word is short), once per spelling of the
         # word's case, since neither database folds letters beyond ASCII in LIKE (Ω and ω).
-        stmt = stmt.where(or_(*(
-            Document.content.like(_like_pattern(spelling), escape=_LIKE_ESCAPE)
-            for spelling in case_spellings(term)
-        )))
+        stmt = stmt.where(
+            or_(
+                *(
+                    Document.content.like(_like_pattern(spelling), escape=_LIKE_ESCAPE)
+                    for spelling in case_spellings(term)
+                )
+            )
+        )
     if dialect == "postgresql":
         # Each ILIKE is served by the trigram GIN index.
         for term in long_terms:
@@ -181,8 +185,10 @@ def snippet_at(window: str, offset: int) -> str:
         _joins_previous(window[begin]) or window[begin - 1] == "\u200d"
     ):
         begin += 1
-    while end > begin and end < line_end and (
-        _joins_previous(window[end]) or window[end - 1] == "\u200d"
+    while (
+        end > begin
+        and end < line_end
+        and (_joins_previous(window[end]) or window[end - 1] == "\u200d")
     ):
         end -= 1
     return window[begin:end].strip()
@@ -191,6 +197,8 @@ def snippet_at(window: str, offset: int) -> str:
 def _joins_previous(char: str) -> bool:
     """A combining mark, a variation selector or a zero-width joiner belongs to the character
     before it, so a cut must not fall right before it."""
-    return bool(unicodedata.combining(char)) or char in "\u200d\ufe0e\ufe0f" or (
-        unicodedata.category(char) == "Mn"
+    return (
+        bool(unicodedata.combining(char))
+        or char in "\u200d\ufe0e\ufe0f"
+        or (unicodedata.category(char) == "Mn")
     )

@@ -25,13 +25,14 @@ def token_id(token: str, secret: str) -> str:
     return hmac.new(key, token.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
-def create_session(
-    db: Session, *, user_id: int, ttl: timedelta, now: datetime, secret: str
-) -> str:
+def create_session(db: Session, *, user_id: int, ttl: timedelta, now: datetime, secret: str) -> str:
     """Store a new session and return the raw token for the cookie (it is not stored)."""
     token = secrets.token_urlsafe(32)
-    db.add(UserSession(id=token_id(token, secret), user_id=user_id, created_at=now,
-                       expires_at=now + ttl))
+    db.add(
+        UserSession(
+            id=token_id(token, secret), user_id=user_id, created_at=now, expires_at=now + ttl
+        )
+    )
     # Opportunistic clean-up keeps the table from growing without a background job.
     expired = select(UserSession.id).where(
         UserSession.user_id == user_id, UserSession.expires_at <= now

@@ -103,11 +103,14 @@ def revoke_token(db: Session, *, user_id: int, token_id: str) -> None:
     """Delete the token at once; another user's token id looks like a missing one (404)."""
     if not storable(token_id, max_length=36):
         raise NotFound(NOT_FOUND)
-    result = cast(CursorResult[Any], db.execute(  # a DELETE's result: it has a rowcount
-        delete(PersonalAccessToken).where(
-            PersonalAccessToken.id == token_id, PersonalAccessToken.user_id == user_id
-        )
-    ))
+    result = cast(
+        CursorResult[Any],
+        db.execute(  # a DELETE's result: it has a rowcount
+            delete(PersonalAccessToken).where(
+                PersonalAccessToken.id == token_id, PersonalAccessToken.user_id == user_id
+            )
+        ),
+    )
     db.commit()
     if result.rowcount == 0:
         raise NotFound(NOT_FOUND)
@@ -121,9 +124,7 @@ def authority_for_token(db: Session, *, token: str, now: datetime) -> Authority 
     if not token or not storable(token, max_length=MAX_TOKEN_CHARS):
         return None
     row = db.execute(
-        select(PersonalAccessToken).where(
-            PersonalAccessToken.token_sha256 == token_sha256(token)
-        )
+        select(PersonalAccessToken).where(PersonalAccessToken.token_sha256 == token_sha256(token))
     ).scalar_one_or_none()
     if row is None or row.expires_at <= now:
         return None

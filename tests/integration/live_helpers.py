@@ -67,10 +67,10 @@ class Stream:
     def __init__(self, base_url: str, ws: str, cookies, headers: dict | None = None) -> None:
         self.items: queue.Queue = queue.Queue()
         self.raw: list[str] = []
-        self.client = httpx.Client(base_url=base_url, cookies=cookies,
-                                   timeout=httpx.Timeout(30, read=60))
-        self._cm = self.client.stream("GET", f"/api/workspaces/{ws}/events",
-                                      headers=headers or {})
+        self.client = httpx.Client(
+            base_url=base_url, cookies=cookies, timeout=httpx.Timeout(30, read=60)
+        )
+        self._cm = self.client.stream("GET", f"/api/workspaces/{ws}/events", headers=headers or {})
         self.response = self._cm.__enter__()
         self.status = self.response.status_code
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -84,8 +84,14 @@ class Stream:
                 self.raw.append(line)
                 if line == "":
                     if block:
-                        self.items.put(Event(block.get("event"), block.get("id"),
-                                             block.get("data"), block.get(":")))
+                        self.items.put(
+                            Event(
+                                block.get("event"),
+                                block.get("id"),
+                                block.get("data"),
+                                block.get(":"),
+                            )
+                        )
                     block = {}
                 elif line.startswith(":"):
                     block[":"] = line[1:].strip()

@@ -16,8 +16,9 @@ WIRE = pointer("hello\n", "notes/plan.md", selection=(1, 3)).to_wire()
 
 
 def publish(client, wire, window="w1", ws="personal"):
-    return client.put("/api/active-note",
-                      json={"windowId": window, "workspaceId": ws, "pointer": wire})
+    return client.put(
+        "/api/active-note", json={"windowId": window, "workspaceId": ws, "pointer": wire}
+    )
 
 
 def rows(db):
@@ -46,13 +47,17 @@ def test_with_sharing_off_a_publication_gets_409_and_stores_nothing(alice_client
     assert rows(db_session) == []
 
 
-def test_a_publication_stores_the_pointer_and_switching_off_forgets_it(app, alice_client,
-                                                                      db_session):
+def test_a_publication_stores_the_pointer_and_switching_off_forgets_it(
+    app, alice_client, db_session
+):
     alice_client.put("/api/active-note/sharing", json={"enabled": True})
     assert publish(alice_client, WIRE).status_code == 204
     (row,) = rows(db_session)
     assert (row.workspace_id, row.pointer_path, row.pointer_view) == (
-        "personal", "notes/plan.md", "edit")
+        "personal",
+        "notes/plan.md",
+        "edit",
+    )
     active = service.active_note(db_session, user_id=row.user_id, now=utcnow())
     assert active is not None and active.pointer.to_wire() == WIRE
 
@@ -82,8 +87,7 @@ def test_a_heartbeat_refreshes_without_reordering(alice_client, db_session):
     assert service.active_note(db_session, user_id=user_id, now=utcnow()).window_id == "a"
 
 
-def test_publications_older_than_10_minutes_do_not_count_and_are_purged(alice_client,
-                                                                        db_session):
+def test_publications_older_than_10_minutes_do_not_count_and_are_purged(alice_client, db_session):
     alice_client.put("/api/active-note/sharing", json={"enabled": True})
     publish(alice_client, WIRE, window="old")
     (row,) = rows(db_session)
@@ -112,8 +116,9 @@ def test_publications_older_than_10_minutes_do_not_count_and_are_purged(alice_cl
         {"path": "a/" * 900 + "b.md"},  # valid path, but the pointer would pass 2,048 bytes
     ],
 )
-def test_a_pointer_breaking_the_codecs_rules_is_refused_with_a_reason(alice_client, db_session,
-                                                                      change):
+def test_a_pointer_breaking_the_codecs_rules_is_refused_with_a_reason(
+    alice_client, db_session, change
+):
     alice_client.put("/api/active-note/sharing", json={"enabled": True})
     r = publish(alice_client, {**WIRE, **change})
     assert r.status_code == 400, r.text
@@ -142,7 +147,10 @@ def test_signed_out_and_cross_origin_publications_are_refused(client, alice_clie
     assert client.get("/api/active-note/sharing").status_code == 401
     assert client.put("/api/active-note/sharing", json={"enabled": True}).status_code == 401
     assert publish(client, WIRE).status_code == 401
-    r = alice_client.put("/api/active-note/sharing", json={"enabled": True},
-                         headers={"Origin": "http://evil.example"})
+    r = alice_client.put(
+        "/api/active-note/sharing",
+        json={"enabled": True},
+        headers={"Origin": "http://evil.example"},
+    )
     assert r.status_code == 403
     assert alice_client.get("/api/active-note/sharing").json() == {"enabled": False}

@@ -75,9 +75,7 @@ def proposal_of(body):
 
 
 def apply(client, cid, result):
-    return client.post(
-        f"/api/assistant/conversations/{cid}/proposals/{result['proposalId']}/apply"
-    )
+    return client.post(f"/api/assistant/conversations/{cid}/proposals/{result['proposalId']}/apply")
 
 
 def test_add_a_todo_goes_after_the_last_task_and_applies(world):

@@ -64,10 +64,15 @@ class FakeChat:
 
             def do_GET(self) -> None:
                 fake.gets.append(self.path)
-                data = json.dumps({"object": "list", "data": [
-                    {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
-                    for m in fake.models or []
-                ]}).encode()
+                data = json.dumps(
+                    {
+                        "object": "list",
+                        "data": [
+                            {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
+                            for m in fake.models or []
+                        ],
+                    }
+                ).encode()
                 listed = 200 if fake.models is not None else 503  # None: the listing fails
                 self.send_response(listed if self.path == "/v1/models" else 404)
                 self.send_header("Content-Type", "application/json")
@@ -87,8 +92,13 @@ class FakeChat:
                     self.send_header("Content-Type", "text/event-stream")
                     self.end_headers()
                     for delta in deltas:
-                        chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0,
-                                 "model": "m", "choices": [{"index": 0, "delta": delta}]}
+                        chunk = {
+                            "id": "c",
+                            "object": "chat.completion.chunk",
+                            "created": 0,
+                            "model": "m",
+                            "choices": [{"index": 0, "delta": delta}],
+                        }
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
                         time.sleep(fake.chunk_delay)
@@ -155,8 +165,9 @@ def make_world(app_factory, fake: FakeChat, **settings):
 
 @pytest.fixture
 def world(app_factory, fake):
-    return make_world(app_factory, fake, llm_model="test-model", llm_api_key="k-123",
-                      llm_timeout_seconds=1)
+    return make_world(
+        app_factory, fake, llm_model="test-model", llm_api_key="k-123", llm_timeout_seconds=1
+    )
 
 
 def test_tool_call_round_trip(world, fake):
@@ -176,7 +187,11 @@ def test_tool_call_round_trip(world, fake):
     assert first["messages"][-1] == {"role": "user", "content": "summarise this"}
     names = [t["function"]["name"] for t in first["tools"]]
     assert names == [
-        "list_documents", "read_document", "read_active_note", "search_notes", "propose_edit"
+        "list_documents",
+        "read_document",
+        "read_active_note",
+        "search_notes",
+        "propose_edit",
     ]
     read_doc = first["tools"][1]["function"]["parameters"]
     assert read_doc["required"] == ["path"] and "maxBytes" in read_doc["properties"]
@@ -292,12 +307,16 @@ def test_the_model_proposes_edits_under_the_same_rules(world, fake):
         _tool_call("propose_edit", good, "c3"),
         _text("I proposed the change."),
     ]
-    body = ok_turn(client, cid, "change passport to visa", key=key,
-                   note=header_for(pointer(NOTE, "trip.md")))
+    body = ok_turn(
+        client, cid, "change passport to visa", key=key, note=header_for(pointer(NOTE, "trip.md"))
+    )
     results = [c["result"] for c in body["toolCalls"]]
     assert results[0]["ok"] is False and results[0]["reason"] == "edit_ambiguous"
-    assert results[1] == {"ok": False, "reason": "bad_arguments",
-                          "text": "Invalid arguments: There are 21 edits; at most 20 are allowed."}
+    assert results[1] == {
+        "ok": False,
+        "reason": "bad_arguments",
+        "text": "Invalid arguments: There are 21 edits; at most 20 are allowed.",
+    }
     assert results[2]["ok"] is True and "+Pack the visa." in results[2]["diff"]
     # The model read each answer, and the note itself is unchanged until the user applies it.
     last = fake.requests[3]["messages"]

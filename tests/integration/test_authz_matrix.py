@@ -45,8 +45,9 @@ class World:
         put_note(self.alice, "personal", "m/base.md", NOTE)
         self.key = key_session(self.alice, "personal")
         self.cid = new_id()
-        ok_turn(self.alice, self.cid, "hello", key=self.key,
-                note=header_for(pointer(NOTE, "m/base.md")))
+        ok_turn(
+            self.alice, self.cid, "hello", key=self.key, note=header_for(pointer(NOTE, "m/base.md"))
+        )
         self._n = 0
 
     def caller(self, kind: str) -> TestClient:
@@ -144,8 +145,9 @@ def _search(w, c, kind):
 def _proposal(w) -> tuple[str, str]:
     """A fresh pending proposal of alice's on a fresh note: (proposal url, note url)."""
     path, url = w.fresh_note()
-    result = tool(w.alice, w.cid, "propose_edit",
-                  {"path": path, "edits": [{"append": "- [ ] cell"}]})
+    result = tool(
+        w.alice, w.cid, "propose_edit", {"path": path, "edits": [{"append": "- [ ] cell"}]}
+    )
     assert result["ok"], result
     return f"/api/assistant/conversations/{w.cid}/proposals/{result['proposalId']}", url
 
@@ -180,9 +182,16 @@ def _agent_proposal(w) -> tuple[str, str]:
     path, url = w.fresh_note()
     with w.app.state.sessionmaker() as db:
         made = proposal_store.create(
-            db, conversation_id=None, user_id=w.app.state.test_user_ids["alice"],
-            workspace_id="personal", path=path, edits=[{"append": "- [ ] cell"}],
-            base_revision=1, diff="+- [ ] cell\n", agent_name="cell agent")
+            db,
+            conversation_id=None,
+            user_id=w.app.state.test_user_ids["alice"],
+            workspace_id="personal",
+            path=path,
+            edits=[{"append": "- [ ] cell"}],
+            base_revision=1,
+            diff="+- [ ] cell\n",
+            agent_name="cell agent",
+        )
         pid = made.id
     return f"/api/proposals/{pid}", url
 
@@ -226,8 +235,14 @@ def _conversation_delete(w, c, kind):
 
 
 def _inline(w, c, kind):
-    body = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
-            "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
+    body = {
+        "workspaceId": "personal",
+        "path": "m/base.md",
+        "instruction": "uppercase",
+        "selection": {"from": 0, "to": 5, "text": "hello"},
+        "before": "",
+        "after": "",
+    }
     return c.post("/api/assistant/inline", json=body), None
 
 
@@ -287,31 +302,55 @@ MEMBER = {"anonymous": 401, "member": 200, "non-member": 403, "expired-session":
 ROUTES = {
     # (method, template): (call, {caller: status})
     ("GET", "/api/health"): (_health, dict.fromkeys(CALLERS, 200)),
-    ("GET", "/api/session"): (_who, {"anonymous": 401, "member": 200, "non-member": 200,
-                                     "expired-session": 401}),
+    ("GET", "/api/session"): (
+        _who,
+        {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401},
+    ),
     ("POST", "/api/session"): (_sign_in, dict.fromkeys(CALLERS, 200)),
-    ("DELETE", "/api/session"): (_sign_out, {"anonymous": 401, "member": 204, "non-member": 204,
-                                             "expired-session": 401}),
-    ("GET", "/api/workspaces"): (_workspaces, {"anonymous": 401, "member": 200, "non-member": 200,
-                                               "expired-session": 401}),
-    ("GET", "/api/workspaces/{ws}/documents"): (_list, {"anonymous": 401, "member": 200,
-                                                        "non-member": 403, "expired-session": 401}),
-    ("GET", "/api/workspaces/{ws}/documents/{path}"): (_get, {
-        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
-    ("PUT", "/api/workspaces/{ws}/documents/{path}"): (_put, {
-        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
-    ("DELETE", "/api/workspaces/{ws}/documents/{path}"): (_delete, {
-        "anonymous": 401, "member": 204, "non-member": 403, "expired-session": 401}),
-    ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (_move, {
-        "anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}),
-    ("POST", "/api/workspaces/{ws}/key-sessions"): (_key_session, {
-        "anonymous": 401, "member": 201, "non-member": 403, "expired-session": 401}),
-    ("POST", "/api/assistant/turns"): (_turn, {
-        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
-    ("GET", "/api/assistant/conversations/{conversation_id}"): (_conversation, {
-        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
-    ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (_tool, {
-        "anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}),
+    ("DELETE", "/api/session"): (
+        _sign_out,
+        {"anonymous": 401, "member": 204, "non-member": 204, "expired-session": 401},
+    ),
+    ("GET", "/api/workspaces"): (
+        _workspaces,
+        {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401},
+    ),
+    ("GET", "/api/workspaces/{ws}/documents"): (
+        _list,
+        {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401},
+    ),
+    ("GET", "/api/workspaces/{ws}/documents/{path}"): (
+        _get,
+        {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401},
+    ),
+    ("PUT", "/api/workspaces/{ws}/documents/{path}"): (
+        _put,
+        {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401},
+    ),
+    ("DELETE", "/api/workspaces/{ws}/documents/{path}"): (
+        _delete,
+        {"anonymous": 401, "member": 204, "non-member": 403, "expired-session": 401},
+    ),
+    ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (
+        _move,
+        {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401},
+    ),
+    ("POST", "/api/workspaces/{ws}/key-sessions"): (
+        _key_session,
+        {"anonymous": 401, "member": 201, "non-member": 403, "expired-session": 401},
+    ),
+    ("POST", "/api/assistant/turns"): (
+        _turn,
+        {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401},
+    ),
+    ("GET", "/api/assistant/conversations/{conversation_id}"): (
+        _conversation,
+        {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401},
+    ),
+    ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (
+        _tool,
+        {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401},
+    ),
     ("GET", "/api/workspaces/{ws}/search"): (_search, MEMBER),
     ("GET", "/api/workspaces/{ws}/documents/{path}/revisions"): (_revisions, MEMBER),
     ("GET", "/api/workspaces/{ws}/documents/{path}/revisions/{n}"): (_revision, MEMBER),
@@ -319,14 +358,21 @@ ROUTES = {
     ("GET", "/api/workspaces/{ws}/events"): (_events, MEMBER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"): (
-        _proposal_get, OWNER),
+        _proposal_get,
+        OWNER,
+    ),
     ("POST", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/apply"): (
-        _proposal_apply, OWNER),
-    ("POST",
-     "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/applied-in-editor"): (
-        _proposal_applied_in_editor, OWNER),
+        _proposal_apply,
+        OWNER,
+    ),
+    (
+        "POST",
+        "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/applied-in-editor",
+    ): (_proposal_applied_in_editor, OWNER),
     ("POST", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}/discard"): (
-        _proposal_discard, OWNER),
+        _proposal_discard,
+        OWNER,
+    ),
     ("POST", "/api/assistant/inline"): (_inline, MEMBER),
     ("GET", "/api/assistant/conversations"): (_conversations, MEMBER),
     # An outside agent's proposals (SPEC §14): only their owner sees or acts on them.
@@ -334,10 +380,14 @@ ROUTES = {
     ("GET", "/api/proposals/{proposal_id}"): (_agent_proposal_get, OWNER),
     ("POST", "/api/proposals/{proposal_id}/apply"): (_agent_proposal_apply, OWNER),
     ("POST", "/api/proposals/{proposal_id}/applied-in-editor"): (
-        _agent_proposal_applied_in_editor, OWNER),
+        _agent_proposal_applied_in_editor,
+        OWNER,
+    ),
     ("POST", "/api/proposals/{proposal_id}/discard"): (_agent_proposal_discard, OWNER),
     ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
-        _conversation_delete, {**OWNER, "member": 204}),
+        _conversation_delete,
+        {**OWNER, "member": 204},
+    ),
     ("GET", "/api/tokens"): (_tokens, SIGNED_IN),
     ("POST", "/api/tokens"): (_token_create, {**SIGNED_IN, "member": 201, "non-member": 201}),
     ("DELETE", "/api/tokens/{token_id}"): (_token_revoke, {**OWNER, "member": 204}),
@@ -490,21 +540,45 @@ def _writes(w: World):
     """Every state-changing API operation, as a concrete request."""
     url = "/api/workspaces/personal/documents/m/base.md"
     return {
-        ("POST", "/api/session"): ("POST", "/api/session",
-                                   {"json": {"username": "alice", "password": PASSWORDS["alice"]}}),
+        ("POST", "/api/session"): (
+            "POST",
+            "/api/session",
+            {"json": {"username": "alice", "password": PASSWORDS["alice"]}},
+        ),
         ("DELETE", "/api/session"): ("DELETE", "/api/session", {}),
         ("PUT", "/api/workspaces/{ws}/documents/{path}"): ("PUT", url, {"content": "pwned"}),
         ("DELETE", "/api/workspaces/{ws}/documents/{path}"): ("DELETE", url, {}),
         ("POST", "/api/workspaces/{ws}/documents/{path}/move"): (
-            "POST", f"{url}/move", {"json": {"to": "m/stolen.md"}}),
+            "POST",
+            f"{url}/move",
+            {"json": {"to": "m/stolen.md"}},
+        ),
         ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (
-            "POST", f"{url}/revisions/1/restore", {}),
+            "POST",
+            f"{url}/revisions/1/restore",
+            {},
+        ),
         ("POST", "/api/workspaces/{ws}/key-sessions"): (
-            "POST", "/api/workspaces/personal/key-sessions", {}),
-        ("POST", "/api/assistant/turns"): ("POST", "/api/assistant/turns", {"json": {
-            "conversationId": w.cid, "workspaceId": "personal", "message": "summarise this"}}),
+            "POST",
+            "/api/workspaces/personal/key-sessions",
+            {},
+        ),
+        ("POST", "/api/assistant/turns"): (
+            "POST",
+            "/api/assistant/turns",
+            {
+                "json": {
+                    "conversationId": w.cid,
+                    "workspaceId": "personal",
+                    "message": "summarise this",
+                }
+            },
+        ),
         ("POST", "/api/assistant/conversations/{conversation_id}/tools/{name}"): (
-            "POST", f"/api/assistant/conversations/{w.cid}/tools/read_active_note", {"json": {}}),
+            "POST",
+            f"/api/assistant/conversations/{w.cid}/tools/read_active_note",
+            {"json": {}},
+        ),
         **_later_writes(w),
     }
 
@@ -515,26 +589,47 @@ def _later_writes(w: World):
     proposal, _ = _proposal(w)
     agents, _ = _agent_proposal(w)
     conv = "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"
-    inline = {"workspaceId": "personal", "path": "m/base.md", "instruction": "uppercase",
-              "selection": {"from": 0, "to": 5, "text": "hello"}, "before": "", "after": ""}
+    inline = {
+        "workspaceId": "personal",
+        "path": "m/base.md",
+        "instruction": "uppercase",
+        "selection": {"from": 0, "to": 5, "text": "hello"},
+        "before": "",
+        "after": "",
+    }
     return {
         ("POST", f"{conv}/apply"): ("POST", f"{proposal}/apply", {}),
         ("POST", f"{conv}/applied-in-editor"): ("POST", f"{proposal}/applied-in-editor", {}),
         ("POST", f"{conv}/discard"): ("POST", f"{proposal}/discard", {}),
         ("POST", "/api/proposals/{proposal_id}/apply"): ("POST", f"{agents}/apply", {}),
         ("POST", "/api/proposals/{proposal_id}/applied-in-editor"): (
-            "POST", f"{agents}/applied-in-editor", {}),
+            "POST",
+            f"{agents}/applied-in-editor",
+            {},
+        ),
         ("POST", "/api/proposals/{proposal_id}/discard"): ("POST", f"{agents}/discard", {}),
         ("POST", "/api/assistant/inline"): ("POST", "/api/assistant/inline", {"json": inline}),
         ("DELETE", "/api/assistant/conversations/{conversation_id}"): (
-            "DELETE", f"/api/assistant/conversations/{w.cid}", {}),
-        ("POST", "/api/tokens"): ("POST", "/api/tokens",
-                                  {"json": {"name": "forged", "expiresInDays": 1}}),
+            "DELETE",
+            f"/api/assistant/conversations/{w.cid}",
+            {},
+        ),
+        ("POST", "/api/tokens"): (
+            "POST",
+            "/api/tokens",
+            {"json": {"name": "forged", "expiresInDays": 1}},
+        ),
         ("DELETE", "/api/tokens/{token_id}"): ("DELETE", f"/api/tokens/{made['id']}", {}),
-        ("PUT", "/api/active-note/sharing"): ("PUT", "/api/active-note/sharing",
-                                              {"json": {"enabled": True}}),
-        ("PUT", "/api/active-note"): ("PUT", "/api/active-note", {"json": {
-            "windowId": "w-forged", "workspaceId": "personal", "pointer": None}}),
+        ("PUT", "/api/active-note/sharing"): (
+            "PUT",
+            "/api/active-note/sharing",
+            {"json": {"enabled": True}},
+        ),
+        ("PUT", "/api/active-note"): (
+            "PUT",
+            "/api/active-note",
+            {"json": {"windowId": "w-forged", "workspaceId": "personal", "pointer": None}},
+        ),
     }
 
 
@@ -570,8 +665,11 @@ def test_cross_origin_writes_are_refused_on_every_state_changing_route(app, subt
     assert after == messages
     # And the same requests from the page's own origin do go through (the guard is not
     # simply refusing everything).
-    same = w.alice.put("/api/workspaces/personal/documents/m/base.md", content="mine",
-                       headers={"Origin": "http://testserver"})
+    same = w.alice.put(
+        "/api/workspaces/personal/documents/m/base.md",
+        content="mine",
+        headers={"Origin": "http://testserver"},
+    )
     assert same.status_code == 200
 
 
@@ -593,8 +691,11 @@ def _set_cookie(response) -> str:
 def test_session_cookie_flags_on_sign_in_and_sign_out(app, subtests):
     for name, (base, headers, secure) in TRANSPORTS.items():
         client = TestClient(app, base_url=base)
-        signed_in = client.post("/api/session", headers=headers,
-                                json={"username": "alice", "password": PASSWORDS["alice"]})
+        signed_in = client.post(
+            "/api/session",
+            headers=headers,
+            json={"username": "alice", "password": PASSWORDS["alice"]},
+        )
         # Sent by hand: a Secure cookie is (rightly) not sent back over the proxy's plain http.
         token = signed_in.cookies[SESSION_COOKIE]
         signed_out = client.delete(

@@ -91,14 +91,25 @@ def test_concurrent_create_only_exactly_one_wins(app, alice_client):
 def test_service_level_race_with_separate_sessions(app):
     """The same guarantee straight through the service, one DB session per thread."""
     with app.state.sessionmaker() as db:
-        documents.save_document(db, workspace_id="team", path="s.md", content="0", max_bytes=100,
-                                source=Source.page(None))
+        documents.save_document(
+            db,
+            workspace_id="team",
+            path="s.md",
+            content="0",
+            max_bytes=100,
+            source=Source.page(None),
+        )
     n = 8
 
     def save(i: int):
         with app.state.sessionmaker() as db:
             return documents.save_document(
-                db, workspace_id="team", path="s.md", content=str(i), max_bytes=100, if_match=1,
+                db,
+                workspace_id="team",
+                path="s.md",
+                content=str(i),
+                max_bytes=100,
+                if_match=1,
                 source=Source.page(None),
             )
 

@@ -36,7 +36,9 @@ def test_the_listing_is_newest_first_with_title_and_count(alice_client: TestClie
     got = listed(alice_client)
     assert [x["conversationId"] for x in got] == [c, b, a]
     assert [x["title"] for x in got] == [
-        "third conversation", "second conversation", "first conversation"
+        "third conversation",
+        "second conversation",
+        "first conversation",
     ]
     assert [x["messageCount"] for x in got] == [2, 4, 2]  # each turn: the user's and a reply
     assert set(got[0]) == {"conversationId", "title", "updatedAt", "messageCount"}
@@ -79,8 +81,15 @@ def test_a_conversation_without_messages_is_not_listed(app, alice_client):
     """Only a turn makes a conversation worth finding; an empty row (the page makes none, but
     the table allows it) would list with a blank title."""
     with app.state.sessionmaker() as db:
-        db.add(Conversation(id=new_id(), user_id=app.state.test_user_ids["alice"],
-                            workspace_id="personal", created_at=utcnow(), updated_at=utcnow()))
+        db.add(
+            Conversation(
+                id=new_id(),
+                user_id=app.state.test_user_ids["alice"],
+                workspace_id="personal",
+                created_at=utcnow(),
+                updated_at=utcnow(),
+            )
+        )
         db.commit()
     cid = new_id()
     ok_turn(alice_client, cid, "a real one")
@@ -101,8 +110,12 @@ def test_delete_removes_the_conversation_its_messages_and_proposals(app, alice_c
     key = key_session(alice_client)
     cid, kept = new_id(), new_id()
     ok_turn(alice_client, cid, "hello", key=key, note=header_for(pointer(PLAN, "plan.md")))
-    proposal = tool(alice_client, cid, "propose_edit",
-                    {"edits": [{"find": "buy milk", "replace": "buy oat milk"}]})
+    proposal = tool(
+        alice_client,
+        cid,
+        "propose_edit",
+        {"edits": [{"find": "buy milk", "replace": "buy oat milk"}]},
+    )
     assert proposal["ok"] is True
     ok_turn(alice_client, kept, "another one")
     assert rows(app, EditProposal, cid) == 1
@@ -145,10 +158,15 @@ def test_resume_gives_the_messages_and_each_proposals_outcome(alice_client: Test
     key = key_session(alice_client)
     cid = new_id()
     ok_turn(alice_client, cid, "hello", key=key, note=header_for(pointer(PLAN, "plan.md")))
-    first = tool(alice_client, cid, "propose_edit",
-                 {"edits": [{"find": "buy milk", "replace": "buy oat milk"}]})
-    second = tool(alice_client, cid, "propose_edit",
-                  {"edits": [{"find": "# Plan", "replace": "# The plan"}]})
+    first = tool(
+        alice_client,
+        cid,
+        "propose_edit",
+        {"edits": [{"find": "buy milk", "replace": "buy oat milk"}]},
+    )
+    second = tool(
+        alice_client, cid, "propose_edit", {"edits": [{"find": "# Plan", "replace": "# The plan"}]}
+    )
     base = f"{LIST}/{cid}/proposals"
     assert alice_client.post(f"{base}/{first['proposalId']}/apply").status_code == 200
     assert alice_client.post(f"{base}/{second['proposalId']}/discard").status_code == 200

@@ -107,8 +107,17 @@ def test_longest_valid_path_works(alice_client):
 
 
 def test_unusual_but_valid_paths_work(alice_client):
-    for path in ("日記/今日のメモ.md", "with space.md", "a..b.md", ".hidden", "x/move",
-                 "emoji-😀.md", "percent%25sign.md", "q%3Fmark.md", "hash%23.md"):
+    for path in (
+        "日記/今日のメモ.md",
+        "with space.md",
+        "a..b.md",
+        ".hidden",
+        "x/move",
+        "emoji-😀.md",
+        "percent%25sign.md",
+        "q%3Fmark.md",
+        "hash%23.md",
+    ):
         assert alice_client.put(f"{WS}/{path}", content=path).status_code == 201, path
     listed = {d["path"] for d in alice_client.get(WS).json()}
     assert {"percent%sign.md", "q?mark.md", "hash#.md", "日記/今日のメモ.md"} <= listed

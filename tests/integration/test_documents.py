@@ -92,7 +92,7 @@ def test_if_match_on_missing_note_is_409(alice_client):
     assert alice_client.get(url("gone.md")).status_code == 404
 
 
-@pytest.mark.parametrize("value", ['"abc"', "W/\"1\"", "*", "", '"1", "2"', "1" * 40, "-1"])
+@pytest.mark.parametrize("value", ['"abc"', 'W/"1"', "*", "", '"1", "2"', "1" * 40, "-1"])
 def test_malformed_if_match_is_400(alice_client, value):
     alice_client.put(url("n.md"), content="one")
     response = alice_client.put(url("n.md"), content="two", headers={"If-Match": value})

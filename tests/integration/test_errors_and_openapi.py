@@ -162,8 +162,9 @@ def test_unstorable_text_anywhere_is_refused_cleanly(alice_client, client):
     """NUL (which PostgreSQL text cannot hold) and lone surrogates never reach a 500."""
     headers = {"Content-Type": "application/json"}
     for bad in UNSTORABLE:
-        response = client.post("/api/session", content=_json({"username": bad, "password": "x"}),
-                               headers=headers)
+        response = client.post(
+            "/api/session", content=_json({"username": bad, "password": "x"}), headers=headers
+        )
         assert response.status_code in (401, 422), response.text  # pydantic refuses surrogates
         _assert_error_json(response)
         response = client.post(
@@ -177,8 +178,12 @@ def test_unstorable_text_anywhere_is_refused_cleanly(alice_client, client):
         _assert_error_json(response)
         assert response.status_code in (400, 404, 422)
     for ws in ("%00", "a%00b", "%ED%A0%80", "%FF", "x" * 300):
-        for method, suffix in (("GET", "/documents"), ("GET", "/documents/a.md"),
-                               ("PUT", "/documents/a.md"), ("POST", "/key-sessions")):
+        for method, suffix in (
+            ("GET", "/documents"),
+            ("GET", "/documents/a.md"),
+            ("PUT", "/documents/a.md"),
+            ("POST", "/key-sessions"),
+        ):
             response = alice_client.request(method, f"/api/workspaces/{ws}{suffix}", content=b"x")
             assert response.status_code in (400, 403), (ws, method, suffix, response.text)
             _assert_error_json(response)
@@ -186,12 +191,16 @@ def test_unstorable_text_anywhere_is_refused_cleanly(alice_client, client):
 
 def test_non_utf8_json_body_is_422_not_an_undocumented_400(client, alice_client):
     for target in (client.post, alice_client.post):
-        response = target("/api/session", content=b'{"username": "\xff"}',
-                          headers={"Content-Type": "application/json"})
+        response = target(
+            "/api/session",
+            content=b'{"username": "\xff"}',
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status_code == 422
         _assert_error_json(response)
-    response = alice_client.post(f"{WS}/a.md/move", content=b'{"to": "\xff"}',
-                                 headers={"Content-Type": "application/json"})
+    response = alice_client.post(
+        f"{WS}/a.md/move", content=b'{"to": "\xff"}', headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 422
 
 

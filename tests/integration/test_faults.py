@@ -80,8 +80,13 @@ def test_purge_expired_deletes_exactly_the_expired_rows(app, alice_client):
     for cid in cids:
         ok_turn(alice_client, cid, "hello", key=key)
     now = datetime.now(UTC)
-    expiries = [now - timedelta(hours=1), now - timedelta(seconds=1), now,
-                now + timedelta(seconds=1), now + timedelta(minutes=14)]
+    expiries = [
+        now - timedelta(hours=1),
+        now - timedelta(seconds=1),
+        now,
+        now + timedelta(seconds=1),
+        now + timedelta(minutes=14),
+    ]
     for cid, expires_at in zip(cids, expiries, strict=True):
         set_row(app, cid, expires_at=expires_at)
     with app.state.sessionmaker() as db:
@@ -106,8 +111,11 @@ class SlowSaveFrame:
 
     async def snapshot(self) -> dict:
         data = self.text.encode("utf-8")
-        return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()[:16],
-                "selection": None}
+        return {
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest()[:16],
+            "selection": None,
+        }
 
     async def flush(self) -> None:
         await asyncio.sleep(self.delay)
@@ -161,11 +169,21 @@ def test_flushed_false_alone_raises_the_caveat_even_when_the_hash_matches(app, a
     put_note(alice_client, "personal", "same.md", TEXT)
     key = key_session(alice_client, "personal")
     cid = new_id()
-    body = ok_turn(alice_client, cid, "what does this note say?", key=key,
-                   note=header_for(pointer(TEXT, "same.md", flushed=False)))
+    body = ok_turn(
+        alice_client,
+        cid,
+        "what does this note say?",
+        key=key,
+        note=header_for(pointer(TEXT, "same.md", flushed=False)),
+    )
     result = body["toolCalls"][0]["result"]
     assert result["content"] == TEXT and result["stale"] is True
     assert CAVEAT in body["reply"]
-    fresh = ok_turn(alice_client, cid, "what does this note say?", key=key,
-                    note=header_for(pointer(TEXT, "same.md", flushed=True)))
+    fresh = ok_turn(
+        alice_client,
+        cid,
+        "what does this note say?",
+        key=key,
+        note=header_for(pointer(TEXT, "same.md", flushed=True)),
+    )
     assert fresh["toolCalls"][0]["result"]["stale"] is False and CAVEAT not in fresh["reply"]

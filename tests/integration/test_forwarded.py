@@ -15,8 +15,9 @@ def _server(db_url: str, tmp_path: Path, web_dir: Path, **settings: str) -> Serv
     args = ["--demo", "--data-dir", str(tmp_path / "data")]
     if db_url.startswith("postgresql"):
         args += ["--database-url", db_url]
-    env = clean_env(ANA_SECRET_KEY=SECRET, ANA_WEB_DIR=str(web_dir), ANA_LOG_LEVEL="WARNING",
-                    **settings)
+    env = clean_env(
+        ANA_SECRET_KEY=SECRET, ANA_WEB_DIR=str(web_dir), ANA_LOG_LEVEL="WARNING", **settings
+    )
     return ServeProcess(*args, log_path=tmp_path / "server.log", env=env)
 
 

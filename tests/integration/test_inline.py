@@ -22,19 +22,34 @@ URL = "/api/assistant/inline"
 CANARY = "CANARY-inline-5b1e-note-text"
 
 
-def body(instruction: str, selection: str, *, before: str = "", after: str = "",
-         ws: str = "personal", start: int = 0) -> dict:
-    return {"workspaceId": ws, "path": "notes/today.md", "instruction": instruction,
-            "selection": {"from": start, "to": start + utf16_len(selection), "text": selection},
-            "before": before, "after": after}
+def body(
+    instruction: str,
+    selection: str,
+    *,
+    before: str = "",
+    after: str = "",
+    ws: str = "personal",
+    start: int = 0,
+) -> dict:
+    return {
+        "workspaceId": ws,
+        "path": "notes/today.md",
+        "instruction": instruction,
+        "selection": {"from": start, "to": start + utf16_len(selection), "text": selection},
+        "before": before,
+        "after": after,
+    }
 
 
 def test_the_offline_transforms_through_the_endpoint(alice_client):
     cases = [
         ("make this a bullet list", "one\ntwo\n", "- one\n- two\n"),
         ("箇条書きにして", "りんご\n\nみかん", "- りんご\n\n- みかん"),
-        ("番号付きリストにして", "\n".join("abcdefghijk"),
-         "\n".join(f"{n}. {c}" for n, c in enumerate("abcdefghijk", 1))),
+        (
+            "番号付きリストにして",
+            "\n".join("abcdefghijk"),
+            "\n".join(f"{n}. {c}" for n, c in enumerate("abcdefghijk", 1)),
+        ),
         ("turn into a todo list", "- a\r\n- [x] b\r\n", "- [ ] a\r\n- [x] b\r\n"),
         ("sort lines", "pear\nApple\nfig", "Apple\nfig\npear"),
         ("重複を削除して", "a\nb\na\n", "a\nb\n"),
@@ -97,8 +112,9 @@ def test_nothing_is_stored_and_no_text_is_logged(app, alice_client, caplog):
     caplog.set_level(logging.DEBUG)
     with app.state.engine.connect() as connection:
         tables = inspect(connection).get_table_names()
-        before = {t: connection.execute(text(f'SELECT COUNT(*) FROM "{t}"')).scalar()
-                  for t in tables}
+        before = {
+            t: connection.execute(text(f'SELECT COUNT(*) FROM "{t}"')).scalar() for t in tables
+        }
     try:
         for instruction in ("sort lines", "translate it", f"{CANARY} bullets"):
             alice_client.post(URL, json=body(instruction, CANARY, before=CANARY, after=CANARY))
@@ -106,15 +122,17 @@ def test_nothing_is_stored_and_no_text_is_logged(app, alice_client, caplog):
     finally:
         logger.removeHandler(handler)
     ours = stream.getvalue()
-    server_side = [caplog.handler.format(r) for r in caplog.records
-                   if not r.name.startswith("httpx")]
+    server_side = [
+        caplog.handler.format(r) for r in caplog.records if not r.name.startswith("httpx")
+    ]
     assert CANARY not in ours + "\n".join(server_side)
     lines = [json.loads(line) for line in ours.splitlines()]
     routes = [r for r in lines if r["event"] == "request" and r["route"] == URL]
     assert [r["status"] for r in routes] == [200, 200, 200, 422]
     with app.state.engine.connect() as connection:
-        after = {t: connection.execute(text(f'SELECT COUNT(*) FROM "{t}"')).scalar()
-                 for t in tables}
+        after = {
+            t: connection.execute(text(f'SELECT COUNT(*) FROM "{t}"')).scalar() for t in tables
+        }
     assert after == before
 
 
@@ -210,8 +228,9 @@ def test_an_unreachable_model_is_explained_and_changes_nothing(app_factory):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    app = app_factory(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m",
-                      llm_timeout_seconds=2)
+    app = app_factory(
+        llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_timeout_seconds=2
+    )
     seed_world(app)
     alice = sign_in(TestClient(app), "alice")
     r = alice.post(URL, json=body("make this a bullet list", "a\nb"))

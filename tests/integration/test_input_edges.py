@@ -9,7 +9,8 @@ def test_an_impossibly_large_if_match_is_stale_not_an_error(alice_client):
         kwargs = {"content": b"second"} if verb == "put" else {}
         response = getattr(alice_client, verb)(
             "/api/workspaces/personal/documents/edge.md",
-            headers={"If-Match": '"2147483648"'}, **kwargs,
+            headers={"If-Match": '"2147483648"'},
+            **kwargs,
         )
         assert response.status_code == 409, response.text
     assert alice_client.get("/api/workspaces/personal/documents/edge.md").text == "first"

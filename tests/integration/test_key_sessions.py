@@ -52,8 +52,12 @@ def test_get_valid_checks_owner_workspace_and_expiry(app, alice_client, db_sessi
     now = datetime.now(UTC)
 
     def valid(**overrides):
-        args = {"key_session_id": key_id, "user_id": ids["alice"], "workspace_id": "team",
-                "now": now}
+        args = {
+            "key_session_id": key_id,
+            "user_id": ids["alice"],
+            "workspace_id": "team",
+            "now": now,
+        }
         args.update(overrides)
         return key_sessions.get_valid(db_session, **args)
 

@@ -66,9 +66,14 @@ def _session(app: FastAPI) -> tuple[Recorder, str]:
     cid = new_id()
     fresh = header_for(pointer(NOTE, "secret/launch.md"))
     stale = header_for(pointer(NOTE + "more typing", "secret/launch.md", flushed=False))
-    for message, note in (("summarise this", fresh), ("what are the todos here?", fresh),
-                          ("quote the selected text", stale), ("summarise this", stale),
-                          ("which notes mention launch?", None), ("summarise this", None)):
+    for message, note in (
+        ("summarise this", fresh),
+        ("what are the todos here?", fresh),
+        ("quote the selected text", stale),
+        ("summarise this", stale),
+        ("which notes mention launch?", None),
+        ("summarise this", None),
+    ):
         assert turn(client, cid, message, key=key, note=note).status_code == 200
     turn(client, cid, "summarise this", key=key, note=fresh)  # leave a live pointer behind
     for name in TOOLS:
@@ -130,8 +135,9 @@ def test_canary_only_travels_through_authorised_reads(app_factory):
     _assert_no_canary_outside_authorised_reads(app, rec)
     # It did travel where it should: the note read and the tool result.
     reads = [r for r in rec.responses if r.status_code == 200 and CORE in r.text]
-    assert any(r.request.method == "GET" and r.request.url.path.endswith("launch.md")
-               for r in reads)
+    assert any(
+        r.request.method == "GET" and r.request.url.path.endswith("launch.md") for r in reads
+    )
     assert any("/tools/" in r.request.url.path or "/turns" in r.request.url.path for r in reads)
     lines = server_lines(logs.getvalue())
     assert any('"event": "turn"' in line for line in lines)

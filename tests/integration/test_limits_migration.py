@@ -30,16 +30,26 @@ def test_0002_normalises_paths_and_keeps_every_note(db_url):
             (6, "\u200b/a.md", "only invisible"),
         ]
         with engine.begin() as conn:
-            conn.execute(text("INSERT INTO users (id, username, password_hash, created_at) "
-                              "VALUES (1, 'u', 'x', CURRENT_TIMESTAMP)"))
+            conn.execute(
+                text(
+                    "INSERT INTO users (id, username, password_hash, created_at) "
+                    "VALUES (1, 'u', 'x', CURRENT_TIMESTAMP)"
+                )
+            )
             conn.execute(text("INSERT INTO workspaces (id, name) VALUES ('w', 'W')"))
-            conn.execute(text("INSERT INTO user_sessions (id, user_id, created_at, expires_at) "
-                              "VALUES ('s', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+            conn.execute(
+                text(
+                    "INSERT INTO user_sessions (id, user_id, created_at, expires_at) "
+                    "VALUES ('s', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                )
+            )
             for doc_id, path, content in rows:
                 conn.execute(
-                    text("INSERT INTO documents (id, workspace_id, path, path_sha256, content, "
-                         "bytes, revision, updated_at) VALUES (:i, 'w', :p, :k, :c, 1, 1, "
-                         "CURRENT_TIMESTAMP)"),
+                    text(
+                        "INSERT INTO documents (id, workspace_id, path, path_sha256, content, "
+                        "bytes, revision, updated_at) VALUES (:i, 'w', :p, :k, :c, 1, 1, "
+                        "CURRENT_TIMESTAMP)"
+                    ),
                     {"i": doc_id, "p": path, "k": _key(path), "c": content},
                 )
         upgrade_to_head(engine)

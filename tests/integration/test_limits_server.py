@@ -36,8 +36,15 @@ class Live(ServeProcess):
         self.data_dir = data_dir
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         port = free_port()
-        super().__init__("--demo", "--data-dir", str(data_dir), *extra, port=port, env=env,
-                         log_path=data_dir.parent / f"server-{port}.log")
+        super().__init__(
+            "--demo",
+            "--data-dir",
+            str(data_dir),
+            *extra,
+            port=port,
+            env=env,
+            log_path=data_dir.parent / f"server-{port}.log",
+        )
 
     def client(self, **kwargs) -> httpx.Client:
         kwargs.setdefault("timeout", 10)
@@ -53,8 +60,9 @@ class Live(ServeProcess):
 
 def start(data_dir: Path, *extra: str, secret: str = SECRET, **env: str) -> Live:
     """Start `serve.py --demo` on a free loopback port and wait for /api/health."""
-    return Live(data_dir, *extra,
-                env=clean_env(ANA_SECRET_KEY=secret, ANA_LOG_LEVEL="WARNING", **env))
+    return Live(
+        data_dir, *extra, env=clean_env(ANA_SECRET_KEY=secret, ANA_LOG_LEVEL="WARNING", **env)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +136,11 @@ def test_large_header_is_refused_at_once_and_never_stalls_others(server):
             t0 = time.perf_counter()
             with socket.create_connection(("127.0.0.1", server.port)) as sock:
                 try:
-                    sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
-                                 + b"a" * 65536 + b"\r\n\r\n")
+                    sock.sendall(
+                        b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+                        + b"a" * 65536
+                        + b"\r\n\r\n"
+                    )
                 except OSError:
                     pass  # refused while still sending
                 statuses.append(_status(_read_response(sock)))
@@ -144,24 +155,32 @@ def test_large_header_is_refused_at_once_and_never_stalls_others(server):
 
 def test_header_section_limit_is_16_kib(server):
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
-                     + b"a" * (15 * 1024) + b"\r\n\r\n")
+        sock.sendall(
+            b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+            + b"a" * (15 * 1024)
+            + b"\r\n\r\n"
+        )
         assert _status(_read_response(sock)) == 200
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
-                     + b"a" * (17 * 1024) + b"\r\n\r\n")
+        sock.sendall(
+            b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+            + b"a" * (17 * 1024)
+            + b"\r\n\r\n"
+        )
         assert _status(_read_response(sock)) in (431, 400)
 
 
 # --- 2. large JSON bodies: 413 as they stream, before parsing or authentication -----------
 
 
-def _stream_body(live: Live, path: str, *, total: int, declared: int | None,
-                 cookie: str = "") -> tuple[int, int]:
+def _stream_body(
+    live: Live, path: str, *, total: int, declared: int | None, cookie: str = ""
+) -> tuple[int, int]:
     """Send a body of up to `total` bytes in 64 KiB pieces; (status, bytes sent by then)."""
     head = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
-    head.append(f"Content-Length: {declared}" if declared is not None
-                else "Transfer-Encoding: chunked")
+    head.append(
+        f"Content-Length: {declared}" if declared is not None else "Transfer-Encoding: chunked"
+    )
     if cookie:
         head.append(f"Cookie: {cookie}")
     piece = b'{"a":"' + b"x" * (65536 - 6)
@@ -192,18 +211,25 @@ def test_large_json_body_gets_413_while_it_streams(server, path, declared):
 
 def test_json_body_just_over_a_mebibyte_is_413_and_a_note_over_its_limit_too(server):
     with server.signed_in() as client:
-        big = {"conversationId": str(uuid.uuid4()), "workspaceId": "personal",
-               "message": "x" * (1024 * 1024)}
+        big = {
+            "conversationId": str(uuid.uuid4()),
+            "workspaceId": "personal",
+            "message": "x" * (1024 * 1024),
+        }
         response = client.post("/api/assistant/turns", json=big)
         assert response.status_code == 413
         assert "1,048,576" in response.json()["detail"]
-        over = client.put("/api/workspaces/personal/documents/limits/big.md",
-                          content=b"y" * (1024 * 1024 + 1),
-                          headers={"Content-Type": "text/markdown; charset=utf-8"})
+        over = client.put(
+            "/api/workspaces/personal/documents/limits/big.md",
+            content=b"y" * (1024 * 1024 + 1),
+            headers={"Content-Type": "text/markdown; charset=utf-8"},
+        )
         assert over.status_code == 413
-        at = client.put("/api/workspaces/personal/documents/limits/big.md",
-                        content=b"y" * (1024 * 1024),
-                        headers={"Content-Type": "text/markdown; charset=utf-8"})
+        at = client.put(
+            "/api/workspaces/personal/documents/limits/big.md",
+            content=b"y" * (1024 * 1024),
+            headers={"Content-Type": "text/markdown; charset=utf-8"},
+        )
         assert at.status_code == 201
 
 
@@ -213,14 +239,15 @@ def test_json_body_just_over_a_mebibyte_is_413_and_a_note_over_its_limit_too(ser
 def test_five_wrong_passwords_lock_the_username_for_a_minute(fresh_server):
     with fresh_server.client() as client:
         for _ in range(5):
-            assert client.post("/api/session", json={**DEMO, "password": "nope"}
-                               ).status_code == 401
+            assert client.post("/api/session", json={**DEMO, "password": "nope"}).status_code == 401
         for password in ("nope", "alice"):  # whatever the password
             refused = client.post("/api/session", json={**DEMO, "password": password})
             assert refused.status_code == 429
             assert 0 < int(refused.headers["Retry-After"]) <= 60
-        assert client.post("/api/session", json={"username": "bob", "password": "bob"}
-                           ).status_code == 200  # another username is not locked
+        assert (
+            client.post("/api/session", json={"username": "bob", "password": "bob"}).status_code
+            == 200
+        )  # another username is not locked
 
 
 def test_a_success_clears_the_username_count(fresh_server):
@@ -238,9 +265,12 @@ def test_twenty_failures_from_one_address_lock_it_and_a_burst_never_stalls_healt
 
     async def burst() -> list[int]:  # 60 at once from one event loop
         async with httpx.AsyncClient(base_url=fresh_server.url, timeout=60) as client:
-            responses = await asyncio.gather(*(
-                client.post("/api/session", json={"username": f"nobody-{i}", "password": "x"})
-                for i in range(60)))
+            responses = await asyncio.gather(
+                *(
+                    client.post("/api/session", json={"username": f"nobody-{i}", "password": "x"})
+                    for i in range(60)
+                )
+            )
         return [r.status_code for r in responses]
 
     try:
@@ -267,12 +297,19 @@ def test_other_hosts_get_400_and_loopback_names_are_allowed(server):
         assert client.get("/api/workspaces", headers=evil).status_code == 400
         assert client.get("/", headers=evil).status_code == 400
     with server.signed_in() as client:
-        put = client.put("/api/workspaces/personal/documents/host.md", content=b"mine",
-                         headers={**evil, "Content-Type": "text/markdown"})
+        put = client.put(
+            "/api/workspaces/personal/documents/host.md",
+            content=b"mine",
+            headers={**evil, "Content-Type": "text/markdown"},
+        )
         assert put.status_code == 400
         assert client.delete("/api/session", headers=evil).status_code == 400
-        for host in (f"127.0.0.1:{server.port}", f"localhost:{server.port}",
-                     f"[::1]:{server.port}", "localhost"):
+        for host in (
+            f"127.0.0.1:{server.port}",
+            f"localhost:{server.port}",
+            f"[::1]:{server.port}",
+            "localhost",
+        ):
             assert client.get("/api/session", headers={"Host": host}).status_code == 200, host
 
 
@@ -282,8 +319,7 @@ def test_allowed_hosts_setting_adds_names(tmp_path):
         with live.client() as client:
             for host in ("notes.example", "wiki.corp.example"):
                 assert client.get("/api/health", headers={"Host": host}).status_code == 200
-            assert client.get("/api/health", headers={"Host": "other.example"}
-                              ).status_code == 400
+            assert client.get("/api/health", headers={"Host": "other.example"}).status_code == 400
     finally:
         live.stop()
 
@@ -315,14 +351,19 @@ def test_every_response_says_nosniff(server):
             client.get("/api/workspaces/personal/documents/missing.md"),  # 404
             client.get("/api/workspaces/bob-notes/documents"),  # 403
             client.get("/api/session", headers={"Host": "attacker.example"}),  # 400
-            client.post("/api/assistant/turns", content=b"x" * (2 * 1024 * 1024),
-                        headers={"Content-Type": "application/json"}),  # 413
+            client.post(
+                "/api/assistant/turns",
+                content=b"x" * (2 * 1024 * 1024),
+                headers={"Content-Type": "application/json"},
+            ),  # 413
             httpx.get(f"{server.url}/api/session"),  # 401
         ]
     for response in responses:
         assert response.headers.get("x-content-type-options") == "nosniff", response
-    for raw in (b"NONSENSE\r\n\r\n",  # uvicorn's own 400 for a malformed request
-                b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n"):
+    for raw in (
+        b"NONSENSE\r\n\r\n",  # uvicorn's own 400 for a malformed request
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20000 + b"\r\n\r\n",
+    ):
         with socket.create_connection(("127.0.0.1", server.port)) as sock:
             sock.sendall(raw)
             answer = _read_response(sock)
@@ -333,12 +374,18 @@ def test_every_response_says_nosniff(server):
 # --- 6. half-sent requests ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sent", [
-    b"",  # connected, nothing sent
-    b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n",  # headers never finished
-    (b"POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-     b"Content-Length: 100\r\n\r\n{\"user"),  # body never finished
-], ids=["nothing", "half-header", "half-body"])
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",  # connected, nothing sent
+        b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n",  # headers never finished
+        (
+            b"POST /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"user'
+        ),  # body never finished
+    ],
+    ids=["nothing", "half-header", "half-body"],
+)
 def test_half_sent_requests_are_closed_after_the_deadline(server, sent):
     t0 = time.perf_counter()
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
@@ -381,8 +428,10 @@ def test_a_body_trickled_after_the_answer_is_cut_off(server):
     t0 = time.perf_counter()
     closed = False
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(b"PUT /api/workspaces/personal/documents/t.md HTTP/1.1\r\n"
-                     b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"PUT /api/workspaces/personal/documents/t.md HTTP/1.1\r\n"
+            b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         while time.perf_counter() - t0 < 6:
             try:
                 sock.sendall(b"1\r\nx\r\n")
@@ -408,11 +457,18 @@ def test_nfc_and_nfd_spellings_are_one_note_and_invisible_characters_get_400(ser
         again = client.put(base + nfd, content=b"two", headers=text)
         assert again.status_code == 200 and again.json()["revision"] == 2
         assert client.get(base + nfd).text == "two"
-        paths = [d["path"] for d in client.get("/api/workspaces/personal/documents").json()
-                 if d["path"].startswith("limits/caf")]
+        paths = [
+            d["path"]
+            for d in client.get("/api/workspaces/personal/documents").json()
+            if d["path"].startswith("limits/caf")
+        ]
         assert paths == [nfc]
-        for bad in ("limits/evil\u202egpj.md", "limits/zero\u200bwidth.md",
-                    "limits/\u2066isolate.md", "limits/bom\ufeff.md"):
+        for bad in (
+            "limits/evil\u202egpj.md",
+            "limits/zero\u200bwidth.md",
+            "limits/\u2066isolate.md",
+            "limits/bom\ufeff.md",
+        ):
             assert client.put(base + bad, content=b"x", headers=text).status_code == 400
             assert client.get(base + bad).status_code == 400
 
@@ -428,8 +484,10 @@ def test_the_secret_key_keys_sign_ins(tmp_path):
             cookies = dict(client.cookies)
     finally:
         live.stop()
-    for secret, expected in (("second-secret-0123456789abcdef", 401),
-                             ("first-secret-0123456789abcdef", 200)):
+    for secret, expected in (
+        ("second-secret-0123456789abcdef", 401),
+        ("first-secret-0123456789abcdef", 200),
+    ):
         live = start(data, secret=secret)
         try:
             with live.client(cookies=cookies) as client:
@@ -441,9 +499,23 @@ def test_the_secret_key_keys_sign_ins(tmp_path):
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10"])
 def test_demo_refuses_a_public_address(tmp_path, host):
     result = subprocess.run(
-        [sys.executable, "serve.py", "--demo", "--host", host, "--data-dir",
-         str(tmp_path / "data"), "--port", str(free_port())],
-        cwd=REPO, capture_output=True, text=True, env=clean_env(), timeout=60, check=False,
+        [
+            sys.executable,
+            "serve.py",
+            "--demo",
+            "--host",
+            host,
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--port",
+            str(free_port()),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 2
     assert "loopback" in result.stderr
@@ -458,8 +530,11 @@ def test_signing_out_revokes_the_key_sessions_of_that_sign_in(server):
         client = stack.enter_context(server.signed_in())
         key = client.post("/api/workspaces/personal/key-sessions").json()["id"]
         conversation = str(uuid.uuid4())
-        turn = client.post("/api/assistant/turns", headers={"X-Key-Session": key}, json={
-            "conversationId": conversation, "workspaceId": "personal", "message": "hello"})
+        turn = client.post(
+            "/api/assistant/turns",
+            headers={"X-Key-Session": key},
+            json={"conversationId": conversation, "workspaceId": "personal", "message": "hello"},
+        )
         assert turn.status_code == 200
         tool = f"/api/assistant/conversations/{conversation}/tools/list_documents"
         assert client.post(tool, json={}).json()["ok"] is True
@@ -470,11 +545,15 @@ def test_signing_out_revokes_the_key_sessions_of_that_sign_in(server):
         revoked = client.post(tool, json={})
         assert revoked.status_code == 200 and revoked.json()["ok"] is False
         second = str(uuid.uuid4())
-        assert other.post("/api/assistant/turns", headers={"X-Key-Session": other_key}, json={
-            "conversationId": second, "workspaceId": "personal", "message": "hello"}
-        ).status_code == 200
-        still = other.post(f"/api/assistant/conversations/{second}/tools/list_documents",
-                           json={})
+        assert (
+            other.post(
+                "/api/assistant/turns",
+                headers={"X-Key-Session": other_key},
+                json={"conversationId": second, "workspaceId": "personal", "message": "hello"},
+            ).status_code
+            == 200
+        )
+        still = other.post(f"/api/assistant/conversations/{second}/tools/list_documents", json={})
         assert still.json()["ok"] is True
 
 

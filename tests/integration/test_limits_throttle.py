@@ -35,8 +35,9 @@ def test_the_username_lock_lasts_until_the_minute_has_passed(app, clock):
     for _ in range(5):
         assert client.post("/api/session", json=wrong).status_code == 401
     clock.now += 30
-    refused = client.post("/api/session", json={"username": "alice",
-                                                "password": PASSWORDS["alice"]})
+    refused = client.post(
+        "/api/session", json={"username": "alice", "password": PASSWORDS["alice"]}
+    )
     assert refused.status_code == 429
     assert 29 <= int(refused.headers["Retry-After"]) <= 31
     clock.now += 31
@@ -50,7 +51,11 @@ def test_turns_and_tool_calls_are_limited_per_user(app_factory):
     conversation = str(uuid.uuid4())
     turn = {"conversationId": conversation, "workspaceId": "team", "message": "hello"}
     assert [alice.post("/api/assistant/turns", json=turn).status_code for _ in range(4)] == [
-        200, 200, 200, 429]
+        200,
+        200,
+        200,
+        429,
+    ]
     limited = alice.post("/api/assistant/turns", json=turn)
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) <= 60
     # Tools have their own count; bob has his own.
@@ -66,8 +71,14 @@ def test_the_inline_command_is_limited_per_user(app_factory):
     app = app_factory(route_rate_limit="3/minute")
     seed_world(app)
     alice, bob = sign_in(TestClient(app), "alice"), sign_in(TestClient(app), "bob")
-    body = {"workspaceId": "team", "path": "a.md", "instruction": "uppercase",
-            "selection": {"from": 0, "to": 2, "text": "hi"}, "before": "", "after": ""}
+    body = {
+        "workspaceId": "team",
+        "path": "a.md",
+        "instruction": "uppercase",
+        "selection": {"from": 0, "to": 2, "text": "hi"},
+        "before": "",
+        "after": "",
+    }
     statuses = [alice.post("/api/assistant/inline", json=body).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     assert bob.post("/api/assistant/inline", json=body).json()["replacement"] == "HI"
@@ -89,10 +100,11 @@ def test_mcp_requests_are_limited_per_user(app_factory):
         sign_in(client, "alice")
         token = client.post("/api/tokens", json={"name": "t", "expiresInDays": 1}).json()["token"]
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-        headers = {"Authorization": f"Bearer {token}",
-                   "Accept": "application/json, text/event-stream"}
-        statuses = [client.post("/mcp", json=ping, headers=headers).status_code
-                    for _ in range(4)]
+        headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+        }
+        statuses = [client.post("/mcp", json=ping, headers=headers).status_code for _ in range(4)]
         assert statuses == [200, 200, 200, 429]
         limited = client.post("/mcp", json=ping, headers=headers)
         assert limited.status_code == 429 and int(limited.headers["Retry-After"]) <= 60

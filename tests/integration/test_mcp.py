@@ -50,8 +50,9 @@ class Live:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_config=None,
-                                log_level="warning")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning"
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.statuses: list[int] = []
@@ -82,8 +83,9 @@ class Live:
         return self.users[name]
 
     def token(self, name: str, days: int = 7) -> str:
-        r = self.user(name).post("/api/tokens", json={"name": f"{name}'s agent",
-                                                      "expiresInDays": days})
+        r = self.user(name).post(
+            "/api/tokens", json={"name": f"{name}'s agent", "expiresInDays": days}
+        )
         assert r.status_code == 201, r.text
         return r.json()["token"]
 
@@ -114,8 +116,11 @@ class Live:
         http = httpx2.AsyncClient(headers=sent, event_hooks={"response": [record]})
         async with AsyncExitStack() as stack:
             await stack.enter_async_context(http)
-            read, write = (await stack.enter_async_context(
-                streamable_http_client(f"{self.base}/mcp", http_client=http)))[:2]
+            read, write = (
+                await stack.enter_async_context(
+                    streamable_http_client(f"{self.base}/mcp", http_client=http)
+                )
+            )[:2]
             s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
             await s.initialize()
             results: list[Any] = []
@@ -232,8 +237,7 @@ def test_another_origin_gets_403_and_the_own_origin_passes(live):
     assert live.refused(token, Origin="http://evil.example") == 403
     assert live.refused(token, Origin=f"http://localhost.evil.example:{live.port}") == 403
     assert live.refused(token, Origin="null") == 403
-    result = live.calls(token, ("list_documents", {"workspaceId": "personal"}),
-                        Origin=live.base)[0]
+    result = live.calls(token, ("list_documents", {"workspaceId": "personal"}), Origin=live.base)[0]
     assert result.structured_content["ok"] is True
 
 
@@ -392,14 +396,23 @@ def test_invalid_arguments_are_a_tool_error_in_plain_words(live):
         ("get_active_note", {"maxBytes": 1.5}, "'maxBytes' must be an integer."),
         ("read_document", {"workspaceId": "personal"}, "'path' is required."),
         ("read_document", {**doc, "path": 7}, "'path' must be a string."),
-        ("list_documents", {"workspaceId": "personal", "folder": "notes"},
-         "'folder' is not an argument of this tool."),
-        ("search_notes", {"workspaceId": "personal", "query": "q" * 201},
-         "'query' must be at most 200 characters."),
+        (
+            "list_documents",
+            {"workspaceId": "personal", "folder": "notes"},
+            "'folder' is not an argument of this tool.",
+        ),
+        (
+            "search_notes",
+            {"workspaceId": "personal", "query": "q" * 201},
+            "'query' must be at most 200 characters.",
+        ),
     ):
         got = live.call(alice, name, **arguments)
-        assert got == {"ok": False, "reason": "bad_arguments",
-                       "text": f"Invalid arguments: {message}"}, (name, arguments)
+        assert got == {
+            "ok": False,
+            "reason": "bad_arguments",
+            "text": f"Invalid arguments: {message}",
+        }, (name, arguments)
     # The same call with good arguments answers.
     assert live.call(alice, "read_document", **doc, maxBytes=100)["content"] == NOTE
 

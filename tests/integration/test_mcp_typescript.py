@@ -29,7 +29,11 @@ def run_ts_client(url: str, token_value: str, workspace: str, path: str) -> dict
     done = subprocess.run(
         [node, str(SCRIPT), url, workspace, path],
         env={**os.environ, "ANA_TOKEN": token_value},
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

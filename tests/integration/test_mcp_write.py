@@ -71,13 +71,30 @@ def test_tools_list_shows_only_what_the_scope_allows(live):
 @pytest.mark.parametrize(
     ("scope", "tool", "arguments", "needed"),
     [
-        ("read", "propose_edit", {"workspaceId": "personal", "path": "plan.md",
-                                  "edits": [{"append": "x"}]}, "propose"),
+        (
+            "read",
+            "propose_edit",
+            {"workspaceId": "personal", "path": "plan.md", "edits": [{"append": "x"}]},
+            "propose",
+        ),
         ("read", "get_proposal", {"proposalId": "x"}, "propose"),
-        ("read", "create_note", {"workspaceId": "personal", "path": "new.md", "text": "x"},
-         "write"),
-        ("propose", "edit_note", {"workspaceId": "personal", "path": "plan.md",
-                                  "baseSha256": "0" * 16, "edits": [{"append": "x"}]}, "write"),
+        (
+            "read",
+            "create_note",
+            {"workspaceId": "personal", "path": "new.md", "text": "x"},
+            "write",
+        ),
+        (
+            "propose",
+            "edit_note",
+            {
+                "workspaceId": "personal",
+                "path": "plan.md",
+                "baseSha256": "0" * 16,
+                "edits": [{"append": "x"}],
+            },
+            "write",
+        ),
     ],
 )
 def test_a_tool_beyond_the_scope_is_a_tool_error_naming_the_scope_needed(
@@ -115,20 +132,30 @@ def test_a_folder_token_reaches_only_notes_under_it_and_outside_looks_missing(li
         outside = live.call(t, "read_document", workspaceId="personal", path=path)
         assert (outside["ok"], outside["text"]) == (False, MISSING), path
     for tool, args in (
-        ("edit_note", {"path": "diary.md", "baseSha256": sha("private diary words\n"),
-                       "edits": [{"append": "x"}]}),
+        (
+            "edit_note",
+            {
+                "path": "diary.md",
+                "baseSha256": sha("private diary words\n"),
+                "edits": [{"append": "x"}],
+            },
+        ),
         ("create_note", {"path": "elsewhere.md", "text": "x"}),
         ("propose_edit", {"path": "diary.md", "edits": [{"append": "x"}]}),
     ):
         refused = live.call(t, tool, workspaceId="personal", **args)
         assert (refused["ok"], refused["text"]) == (False, MISSING), tool
     assert saved(live, "personal", "diary.md") == "private diary words\n"
-    assert live.user("alice").get("/api/workspaces/personal/documents/elsewhere.md").status_code \
-        == 404
+    assert (
+        live.user("alice").get("/api/workspaces/personal/documents/elsewhere.md").status_code == 404
+    )
 
     # Another workspace, even one the user belongs to, answers like a foreign one.
-    for tool, args in (("list_documents", {}), ("read_document", {"path": "projects/plan.md"}),
-                       ("search_notes", {"query": "Friday"})):
+    for tool, args in (
+        ("list_documents", {}),
+        ("read_document", {"path": "projects/plan.md"}),
+        ("search_notes", {"query": "Friday"}),
+    ):
         other = live.call(t, tool, workspaceId="team", **args)
         assert (other["ok"], other["text"]) == (False, NOT_REACHED_WORKSPACE), tool
 
@@ -153,19 +180,36 @@ def test_the_active_note_outside_the_reach_looks_missing(live):
 def test_a_proposal_names_the_agent_waits_for_the_owner_and_reports_its_outcome(live):
     live.note("alice", "personal", "plan.md", PLAN)
     t = token(live, scope="propose", name="Claude Code")
-    made = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                     edits=[{"find": "Friday", "replace": "Monday"}], summary="Move the date")
+    made = live.call(
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="plan.md",
+        edits=[{"find": "Friday", "replace": "Monday"}],
+        summary="Move the date",
+    )
     assert made["ok"] and made["status"] == "pending" and made["path"] == "plan.md"
     assert "-Ship on Friday.\n+Ship on Monday.\n" in made["diff"]
     assert saved(live, "personal", "plan.md") == PLAN  # proposing never writes
 
     (listed,) = pending(live)
-    assert set(listed) >= {"proposalId", "workspaceId", "path", "source", "summary", "diff",
-                           "status", "createdAt"}
+    assert set(listed) >= {
+        "proposalId",
+        "workspaceId",
+        "path",
+        "source",
+        "summary",
+        "diff",
+        "status",
+        "createdAt",
+    }
     assert listed["proposalId"] == made["proposalId"]
     assert listed["source"] == {"kind": "agent", "name": "Claude Code"}
     assert (listed["workspaceId"], listed["summary"], listed["diff"]) == (
-        "personal", "Move the date", made["diff"])
+        "personal",
+        "Move the date",
+        made["diff"],
+    )
 
     # Only the owner sees it, applies it or discards it.
     assert pending(live, "bob") == []
@@ -190,10 +234,20 @@ def test_a_proposal_names_the_agent_waits_for_the_owner_and_reports_its_outcome(
 def test_a_discarded_proposal_and_one_that_no_longer_applies_change_nothing(live):
     live.note("alice", "personal", "plan.md", PLAN)
     t = token(live, scope="write")
-    first = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                      edits=[{"append": "- [ ] one more"}])
-    second = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                       edits=[{"find": "nothing yet", "replace": "something"}])
+    first = live.call(
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="plan.md",
+        edits=[{"append": "- [ ] one more"}],
+    )
+    second = live.call(
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="plan.md",
+        edits=[{"find": "nothing yet", "replace": "something"}],
+    )
     r = live.user("alice").post(f"/api/proposals/{first['proposalId']}/discard")
     assert r.status_code == 200 and r.json()["status"] == "discarded"
     assert live.call(t, "get_proposal", proposalId=first["proposalId"])["status"] == "discarded"
@@ -207,8 +261,10 @@ def test_a_discarded_proposal_and_one_that_no_longer_applies_change_nothing(live
 def test_propose_edit_follows_the_edit_rules_and_defaults_to_the_active_note(live):
     live.note("alice", "personal", "plan.md", PLAN)
     t = token(live, scope="propose")
-    for edits, reason in (([{"find": "absent", "replace": "x"}], "edit_not_found"),
-                          ([{"find": "## ", "replace": "### "}], "edit_ambiguous")):
+    for edits, reason in (
+        ([{"find": "absent", "replace": "x"}], "edit_not_found"),
+        ([{"find": "## ", "replace": "### "}], "edit_ambiguous"),
+    ):
         data = live.call(t, "propose_edit", workspaceId="personal", path="plan.md", edits=edits)
         assert (data["ok"], data["reason"]) == (False, reason)
         assert "Nothing was changed." in data["text"] and "absent" not in data["text"]
@@ -242,18 +298,33 @@ def test_edit_note_applies_only_on_the_text_the_agent_read(live):
     assert base == sha(PLAN)
 
     live.note("alice", "personal", "plan.md", PLAN + "typed by the user\n")
-    stale = live.call(t, "edit_note", workspaceId="personal", path="plan.md", baseSha256=base,
-                      edits=[{"find": "Friday", "replace": "Monday"}])
+    stale = live.call(
+        t,
+        "edit_note",
+        workspaceId="personal",
+        path="plan.md",
+        baseSha256=base,
+        edits=[{"find": "Friday", "replace": "Monday"}],
+    )
     assert (stale["ok"], stale["reason"]) == (False, "stale_base")
     assert "Nothing was changed" in stale["text"]
     now = PLAN + "typed by the user\n"
     assert saved(live, "personal", "plan.md") == now
 
-    done = live.call(t, "edit_note", workspaceId="personal", path="plan.md", baseSha256=sha(now),
-                     edits=[{"find": "Friday", "replace": "Monday"},
-                            {"heading": "## Tasks", "append": "- [ ] ship it"}])
+    done = live.call(
+        t,
+        "edit_note",
+        workspaceId="personal",
+        path="plan.md",
+        baseSha256=sha(now),
+        edits=[
+            {"find": "Friday", "replace": "Monday"},
+            {"heading": "## Tasks", "append": "- [ ] ship it"},
+        ],
+    )
     expected = now.replace("Friday", "Monday").replace(
-        "- [ ] write docs\n", "- [ ] write docs\n- [ ] ship it\n")
+        "- [ ] write docs\n", "- [ ] write docs\n- [ ] ship it\n"
+    )
     assert done["ok"] and saved(live, "personal", "plan.md") == expected
     assert done["sha256"] == sha(expected)
     revision = live.user("alice").get("/api/workspaces/personal/documents/plan.md").headers["etag"]
@@ -264,8 +335,11 @@ def test_edit_note_applies_only_on_the_text_the_agent_read(live):
     ("text", "edits", "reason"),
     [
         (PLAN, [{"heading": "## Missing", "append": "x"}], "edit_heading_missing"),
-        (PLAN + "\n## Tasks\nagain\n", [{"heading": "## Tasks", "append": "x"}],
-         "edit_heading_repeated"),
+        (
+            PLAN + "\n## Tasks\nagain\n",
+            [{"heading": "## Tasks", "append": "x"}],
+            "edit_heading_repeated",
+        ),
         (PLAN, [{"append": "fine"}, {"find": "## ", "replace": "### "}], "edit_ambiguous"),
         (PLAN, [{"find": "not in the note", "replace": "x"}], "edit_not_found"),
     ],
@@ -273,8 +347,9 @@ def test_edit_note_applies_only_on_the_text_the_agent_read(live):
 def test_edit_note_fails_loudly_and_changes_nothing(live, text, edits, reason):
     live.note("alice", "personal", "plan.md", text)
     t = token(live, scope="write")
-    data = live.call(t, "edit_note", workspaceId="personal", path="plan.md",
-                     baseSha256=sha(text), edits=edits)
+    data = live.call(
+        t, "edit_note", workspaceId="personal", path="plan.md", baseSha256=sha(text), edits=edits
+    )
     assert (data["ok"], data["reason"]) == (False, reason)
     assert "Nothing was changed." in data["text"]
     assert saved(live, "personal", "plan.md") == text
@@ -289,8 +364,9 @@ def test_bad_edit_note_arguments_are_tool_errors(live):
         {"baseSha256": sha(PLAN), "edits": [{"heading": "## Tasks"}]},
         {"baseSha256": sha(PLAN), "edits": [{"find": "", "replace": "x"}]},
     ):
-        (result,) = live.calls(t, ("edit_note", {"workspaceId": "personal", "path": "plan.md",
-                                                 **arguments}))
+        (result,) = live.calls(
+            t, ("edit_note", {"workspaceId": "personal", "path": "plan.md", **arguments})
+        )
         assert result.is_error, arguments
     assert saved(live, "personal", "plan.md") == PLAN
 
@@ -301,10 +377,21 @@ def test_the_log_names_token_tool_and_path_but_never_text(live):
     t = token(live, scope="write")
     token_id = live.user("alice").get("/api/tokens").json()[0]["id"]
     with all_logs(force=True) as logs:
-        live.call(t, "edit_note", workspaceId="personal", path="plan.md", baseSha256=sha(secret),
-                  edits=[{"append": "more secret words 秘密"}])
-        live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                  edits=[{"find": "Top secret", "replace": "Public"}])
+        live.call(
+            t,
+            "edit_note",
+            workspaceId="personal",
+            path="plan.md",
+            baseSha256=sha(secret),
+            edits=[{"append": "more secret words 秘密"}],
+        )
+        live.call(
+            t,
+            "propose_edit",
+            workspaceId="personal",
+            path="plan.md",
+            edits=[{"find": "Top secret", "replace": "Public"}],
+        )
         live.call(t, "create_note", workspaceId="personal", path="other.md", text="secret too")
     lines = server_lines(logs.getvalue())
     for tool in ("edit_note", "propose_edit", "create_note"):
@@ -318,10 +405,21 @@ def test_every_agent_change_is_a_revision_naming_the_token(live):
     live.note("alice", "personal", "plan.md", PLAN)
     t = token(live, scope="write", name="Cursor")
     made = live.call(t, "create_note", workspaceId="personal", path="fresh.md", text="one\n")
-    edited = live.call(t, "edit_note", workspaceId="personal", path="plan.md",
-                       baseSha256=sha(PLAN), edits=[{"append": "- [ ] more"}])
-    proposed = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                         edits=[{"find": "Friday", "replace": "Monday"}])
+    edited = live.call(
+        t,
+        "edit_note",
+        workspaceId="personal",
+        path="plan.md",
+        baseSha256=sha(PLAN),
+        edits=[{"append": "- [ ] more"}],
+    )
+    proposed = live.call(
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="plan.md",
+        edits=[{"find": "Friday", "replace": "Monday"}],
+    )
     applied = live.user("alice").post(f"/api/proposals/{proposed['proposalId']}/apply")
     assert applied.status_code == 200, applied.text
 
@@ -332,7 +430,9 @@ def test_every_agent_change_is_a_revision_naming_the_token(live):
 
     agent = {"kind": "agent", "name": "Cursor"}
     assert (newest("fresh.md")["revision"], newest("fresh.md")["source"]) == (
-        made["revision"], agent)
+        made["revision"],
+        agent,
+    )
     top = newest("plan.md")
     assert (top["revision"], top["source"]) == (applied.json()["revision"], agent)
     assert applied.json()["revision"] == edited["revision"] + 1
@@ -342,12 +442,12 @@ def test_a_proposal_never_lands_on_another_note_moved_to_its_path(live):
     live.note("alice", "personal", "plan.md", PLAN)
     live.note("alice", "personal", "other.md", PLAN)
     t = token(live, scope="propose")
-    made = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                     edits=[{"append": "- [ ] x"}])
+    made = live.call(
+        t, "propose_edit", workspaceId="personal", path="plan.md", edits=[{"append": "- [ ] x"}]
+    )
     alice = live.user("alice")
     assert alice.delete("/api/workspaces/personal/documents/plan.md").status_code == 204
-    moved = alice.post("/api/workspaces/personal/documents/other.md/move",
-                       json={"to": "plan.md"})
+    moved = alice.post("/api/workspaces/personal/documents/other.md/move", json={"to": "plan.md"})
     assert moved.status_code == 200, moved.text
     r = alice.post(f"/api/proposals/{made['proposalId']}/apply")
     assert r.status_code == 409
@@ -357,8 +457,13 @@ def test_a_proposal_never_lands_on_another_note_moved_to_its_path(live):
 def test_an_agent_proposal_applied_in_the_editor_is_saved_as_the_agents_revision(live):
     live.note("alice", "personal", "plan.md", PLAN)
     t = token(live, scope="propose", name="Claude Code")
-    made = live.call(t, "propose_edit", workspaceId="personal", path="plan.md",
-                     edits=[{"find": "Friday", "replace": "Monday"}])
+    made = live.call(
+        t,
+        "propose_edit",
+        workspaceId="personal",
+        path="plan.md",
+        edits=[{"find": "Friday", "replace": "Monday"}],
+    )
     alice = live.user("alice")
     marked = alice.post(f"/api/proposals/{made['proposalId']}/applied-in-editor")
     assert marked.status_code == 200 and marked.json()["status"] == "applied"

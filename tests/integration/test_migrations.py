@@ -114,8 +114,13 @@ def test_datetimes_round_trip_as_aware_utc(app, db_session):
     user = db_session.query(User).filter_by(username="alice").one()
     tokyo = datetime(2030, 1, 2, 9, 0, tzinfo=UTC) + timedelta(hours=0)
     db_session.add(
-        KeySession(id="k1", user_id=user.id, workspace_id="personal", created_at=tokyo,
-                   expires_at=tokyo + timedelta(minutes=5))
+        KeySession(
+            id="k1",
+            user_id=user.id,
+            workspace_id="personal",
+            created_at=tokyo,
+            expires_at=tokyo + timedelta(minutes=5),
+        )
     )
     db_session.commit()
     db_session.expire_all()
@@ -132,8 +137,13 @@ def test_foreign_keys_are_enforced_and_cascade(app, db_session):
     db_session.add(KeySession(id="key", user_id=alice.id, workspace_id="personal", expires_at=now))
     db_session.flush()
     db_session.add(
-        AgentDeliveryCredential(conversation_id="c" * 36, user_id=alice.id,
-                                workspace_id="personal", key_session_id="key", expires_at=now)
+        AgentDeliveryCredential(
+            conversation_id="c" * 36,
+            user_id=alice.id,
+            workspace_id="personal",
+            key_session_id="key",
+            expires_at=now,
+        )
     )
     db_session.commit()
     db_session.delete(db_session.get(KeySession, "key"))

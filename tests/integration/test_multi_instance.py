@@ -15,8 +15,13 @@ from backend.models import AgentDeliveryCredential, Conversation, KeySession
 
 def _instance(pg_url, tmp_path, web_dir, name):
     app = create_app(
-        Settings(database_url=pg_url, data_dir=tmp_path / name, secret_key=TEST_SECRET,
-                 web_dir=web_dir, allowed_hosts="testserver")
+        Settings(
+            database_url=pg_url,
+            data_dir=tmp_path / name,
+            secret_key=TEST_SECRET,
+            web_dir=web_dir,
+            allowed_hosts="testserver",
+        )
     )
     app.state.passwords = cheap_passwords()
     return app
@@ -47,21 +52,36 @@ def test_two_instances_share_state(pg_url, tmp_path, fake_web_dir):
         key_id = c1.post("/api/workspaces/team/key-sessions").json()["id"]
         expires = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=15)
         with one.state.sessionmaker() as db:
-            db.add(Conversation(id="11111111-2222-4333-8444-555555555555",
-                                user_id=ids["alice"], workspace_id="team"))
+            db.add(
+                Conversation(
+                    id="11111111-2222-4333-8444-555555555555",
+                    user_id=ids["alice"],
+                    workspace_id="team",
+                )
+            )
             db.flush()
-            db.add(AgentDeliveryCredential(
-                conversation_id="11111111-2222-4333-8444-555555555555", user_id=ids["alice"],
-                workspace_id="team", key_session_id=key_id, expires_at=expires,
-                ambient_path="shared.md", ambient_view="edit", ambient_meta='{"bytes": 8}',
-            ))
+            db.add(
+                AgentDeliveryCredential(
+                    conversation_id="11111111-2222-4333-8444-555555555555",
+                    user_id=ids["alice"],
+                    workspace_id="team",
+                    key_session_id=key_id,
+                    expires_at=expires,
+                    ambient_path="shared.md",
+                    ambient_view="edit",
+                    ambient_meta='{"bytes": 8}',
+                )
+            )
             db.commit()
         with two.state.sessionmaker() as db:
             row = db.query(AgentDeliveryCredential).one()
             got = (row.user_id, row.workspace_id, row.key_session_id)
             assert got == (ids["alice"], "team", key_id)
             assert (row.ambient_path, row.ambient_view, row.ambient_meta) == (
-                "shared.md", "edit", '{"bytes": 8}')
+                "shared.md",
+                "edit",
+                '{"bytes": 8}',
+            )
             assert row.expires_at == expires and row.expires_at.tzinfo is not None
             assert db.get(KeySession, key_id) is not None
 

@@ -300,7 +300,11 @@ def test_apply_loses_to_a_save_that_lands_after_its_read(world, monkeypatch):
         found = real_find(db, **kwargs)
         with app.state.sessionmaker() as other:  # another connection saves meanwhile
             documents.save_document(
-                other, workspace_id="personal", path="plan.md", content=raced, max_bytes=2**20,
+                other,
+                workspace_id="personal",
+                path="plan.md",
+                content=raced,
+                max_bytes=2**20,
                 source=Source.page(None),
             )
         return found

@@ -113,7 +113,9 @@ def test_restore_is_conditional_and_its_own_revision(alice_client):
     assert alice_client.get(url("r.md")).text == "old text\n"
     items = history(alice_client, "r.md")
     assert [(i["revision"], i["action"]) for i in items] == [
-        (rev + 1, "restore"), (rev, "edit"), (1, "create")
+        (rev + 1, "restore"),
+        (rev, "edit"),
+        (1, "create"),
     ]
     # Typing right after a restore does not swallow it.
     put(alice_client, "r.md", "old text\nmore\n")
@@ -128,7 +130,9 @@ def test_a_rename_keeps_the_history_and_a_delete_keeps_it_until_restored(alice_c
     assert r.status_code == 200
     items = history(alice_client, "b.md")
     assert [(i["revision"], i["action"], i["path"]) for i in items] == [
-        (3, "move", "b.md"), (2, "edit", "a.md"), (1, "create", "a.md")
+        (3, "move", "b.md"),
+        (2, "edit", "a.md"),
+        (1, "create", "a.md"),
     ]
     assert text_at(alice_client, "b.md", 1) == "v1\n"
     assert alice_client.delete(url("b.md")).status_code == 204
@@ -147,8 +151,9 @@ def test_deleted_history_is_forgotten_after_thirty_days(app, db_session):
 
     alice = app.state.test_user_ids["alice"]
     service_save(db_session, "d.md", "x", Source.page(alice))
-    documents.delete_document(db_session, workspace_id="personal", path="d.md",
-                              source=Source.page(alice))
+    documents.delete_document(
+        db_session, workspace_id="personal", path="d.md", source=Source.page(alice)
+    )
     revisions.purge_deleted(db_session, now=utcnow() + timedelta(days=29))
     assert db_session.scalar(select(func.count()).select_from(NoteRevision)) == 1
     revisions.purge_deleted(db_session, now=utcnow() + timedelta(days=31))
@@ -166,7 +171,8 @@ def test_retention_keeps_the_last_hundred_and_the_last_thirty_days(app, db_sessi
 
     def kept(path):
         rows = db_session.scalars(
-            select(NoteRevision.revision).where(NoteRevision.path == path)
+            select(NoteRevision.revision)
+            .where(NoteRevision.path == path)
             .order_by(NoteRevision.revision)
         )
         return list(rows)
@@ -181,8 +187,9 @@ def test_a_mebibyte_note_saved_a_hundred_times_costs_a_few_mebibytes(db_session)
     from backend.services import revisions
 
     rng = random.Random(7)
-    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9)))
-             for _ in range(4000)]
+    words = [
+        "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9))) for _ in range(4000)
+    ]
     text = "\n".join(" ".join(rng.choices(words, k=12)) for _ in range(13_000))[: 1 << 20]
     now = utcnow()
     texts = {}
@@ -191,9 +198,18 @@ def test_a_mebibyte_note_saved_a_hundred_times_costs_a_few_mebibytes(db_session)
         text = (text[:at] + f" edit {n} " + text[at:])[: 1 << 20]
         texts[n] = text
         head = revisions.Head(
-            id=0, uid="f" * 32, workspace_id="personal", path="big.md", revision=n,
-            bytes=len(text), updated_at=now, saved_by=None, source_kind="agent",
-            source_name="bot", action="edit", run_started_at=None,
+            id=0,
+            uid="f" * 32,
+            workspace_id="personal",
+            path="big.md",
+            revision=n,
+            bytes=len(text),
+            updated_at=now,
+            saved_by=None,
+            source_kind="agent",
+            source_name="bot",
+            action="edit",
+            run_started_at=None,
         )
         revisions.keep(db_session, head=head, text=text)
         db_session.commit()

@@ -45,8 +45,10 @@ def test_an_applied_proposal_is_its_own_revision_by_the_assistant(alice_client, 
     assert alice_client.get(url("plan.md", "/revisions/1")).text == PLAN
     # The user's next autosave does not swallow the assistant's revision.
     put_note(alice_client, "personal", "plan.md", PLAN + "x\nmine\n")
-    kinds = [i["source"]["kind"] for i in
-             alice_client.get(url("plan.md", "/revisions")).json()["revisions"]]
+    kinds = [
+        i["source"]["kind"]
+        for i in alice_client.get(url("plan.md", "/revisions")).json()["revisions"]
+    ]
     assert kinds == ["page", "assistant", "page"]
 
 
@@ -88,7 +90,9 @@ def test_the_autosave_after_an_in_editor_apply_is_the_assistants_revision(
     put_note(alice_client, "personal", "plan.md", PLAN + "typing\nx\nmore")  # typing again
     items = alice_client.get(url("plan.md", "/revisions")).json()["revisions"]
     assert [(i["source"]["kind"], i["action"]) for i in items][:3] == [
-        ("page", "edit"), ("assistant", "edit"), ("page", "edit")
+        ("page", "edit"),
+        ("assistant", "edit"),
+        ("page", "edit"),
     ]
     assert alice_client.get(url("plan.md", f"/revisions/{items[1]['revision']}")).text == (
         PLAN + "typing\nx"

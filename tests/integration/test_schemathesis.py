@@ -66,8 +66,12 @@ def test_every_operation_conforms_and_never_5xx(app, signed_in, capsys):
     put_note(alice, "team", "fuzz/note.md", NOTE)
     key = key_session(alice, "personal")
     cid = new_id()
-    assert turn(alice, cid, "hello", key=key,
-                note=header_for(pointer(NOTE, "fuzz/note.md"))).status_code == 200
+    assert (
+        turn(
+            alice, cid, "hello", key=key, note=header_for(pointer(NOTE, "fuzz/note.md"))
+        ).status_code
+        == 200
+    )
     world = {"cid": cid}
 
     schema = schemathesis.openapi.from_asgi("/api/openapi.json", app)
@@ -129,12 +133,17 @@ def test_every_operation_conforms_and_never_5xx(app, signed_in, capsys):
         ok = sum(n for (label, code), n in statuses.items() if code < 300 and "{ws}" in label)
         assert ok > 0, statuses
     else:
-        protected = {k: n for k, n in statuses.items() if k[0] not in (
-            "POST /api/session", "GET /api/health")}
+        protected = {
+            k: n
+            for k, n in statuses.items()
+            if k[0] not in ("POST /api/session", "GET /api/health")
+        }
         assert {code for (_, code) in protected} <= {401, 403, 404, 405, 422}, protected
     with capsys.disabled():
-        print(f"\nschemathesis ({'signed in' if signed_in else 'signed out'}): "
-              f"{sum(cases.values())} cases over {len(cases)} operations; "
-              f"no negative case exists for {no_negative}")
+        print(
+            f"\nschemathesis ({'signed in' if signed_in else 'signed out'}): "
+            f"{sum(cases.values())} cases over {len(cases)} operations; "
+            f"no negative case exists for {no_negative}"
+        )
     assert set(cases) == {f"{op.method.upper()} {op.path}" for op in operations}
     assert not failures, "\n\n".join(failures[:10]) + f"\n\n({len(failures)} failures in all)"

@@ -78,8 +78,11 @@ def test_every_word_is_required(alice_client):
 def test_many_notes_give_at_most_50_most_recent_first(app, alice_client, db_session):
     for i in range(260):
         documents_service.save_document(
-            db_session, workspace_id="personal", path=f"many/note-{i:03}.md",
-            content=f"# Note {i:03}\nshared topic line\nserial n{i:03}x\n", max_bytes=1 << 20,
+            db_session,
+            workspace_id="personal",
+            path=f"many/note-{i:03}.md",
+            content=f"# Note {i:03}\nshared topic line\nserial n{i:03}x\n",
+            max_bytes=1 << 20,
             source=Source.page(None),
         )
     put(alice_client, "team-note.md", "shared topic line\n", ws="team")
@@ -117,8 +120,9 @@ def test_results_follow_save_rename_and_delete(alice_client):
     put(alice_client, "plan.md", "intro\nbeta plan\n")  # save over it
     assert find(alice_client, "alpha") == []
     assert find(alice_client, "beta") == [{"path": "plan.md", "line": 2, "snippet": "beta plan"}]
-    moved = alice_client.post(DOCS.format(ws="personal", path="plan.md") + "/move",
-                              json={"to": "archive/計画.md"})
+    moved = alice_client.post(
+        DOCS.format(ws="personal", path="plan.md") + "/move", json={"to": "archive/計画.md"}
+    )
     assert moved.status_code == 200, moved.text
     assert find(alice_client, "beta") == [
         {"path": "archive/計画.md", "line": 2, "snippet": "beta plan"}
@@ -151,8 +155,14 @@ def test_members_only(app, client, alice_client, bob_client):
 
 @pytest.mark.parametrize(
     "q, why",
-    [(None, "word"), ("", "word"), ("   \u3000", "word"), ("a" * 201, "200 characters"),
-     (" ".join(f"w{i}" for i in range(11)), "at most 10"), ("nul\x00here", "cannot")],
+    [
+        (None, "word"),
+        ("", "word"),
+        ("   \u3000", "word"),
+        ("a" * 201, "200 characters"),
+        (" ".join(f"w{i}" for i in range(11)), "at most 10"),
+        ("nul\x00here", "cannot"),
+    ],
 )
 def test_empty_oversized_or_unsearchable_query_is_422(alice_client, q, why):
     params = {} if q is None else {"q": q}
@@ -171,18 +181,42 @@ def test_query_syntax_is_only_text(alice_client):
     put(alice_client, "quote.md", 'she said "hi there" and left\n')
     put(alice_client, "ops.md", "a*b^c col:umn NEAR(x y) - back\\slash {a b}\n")
     put(alice_client, "plain.md", "plain text and more with words, or not\n")
-    put(alice_client, "code.md", "x = \"\"\"doc\"\"\" + \'\'\'y\'\'\'; DROP TABLE t; -- z\n")
+    put(alice_client, "code.md", "x = \"\"\"doc\"\"\" + '''y'''; DROP TABLE t; -- z\n")
     cases = {
-        "%": {"percent.md"}, "100%": {"percent.md"}, "0%": {"percent.md"}, "_": {"snake.md"},
-        "e_c": {"snake.md"}, '"hi': {"quote.md"}, '"hi there"': {"quote.md"},
+        "%": {"percent.md"},
+        "100%": {"percent.md"},
+        "0%": {"percent.md"},
+        "_": {"snake.md"},
+        "e_c": {"snake.md"},
+        '"hi': {"quote.md"},
+        '"hi there"': {"quote.md"},
         'said "hi': {"quote.md"},
-        '"': {"quote.md", "code.md"}, "a*b": {"ops.md"}, "*": {"ops.md"}, "^c": {"ops.md"},
-        "col:umn": {"ops.md"}, "NEAR(x": {"ops.md"}, "back\\slash": {"ops.md"}, "\\": {"ops.md"},
-        "{a": {"ops.md"}, "AND": {"plain.md", "quote.md"}, "OR": {"plain.md"},
-        "NOT": {"plain.md"}, "-": {"ops.md", "code.md"}, "(": {"ops.md"}, "plain AND": {"plain.md"},
-        "te%t": set(), "s_id": set(), "a%b": set(), "p*n": set(),
-        '"""': {"code.md"}, "\'\'\'": {"code.md"}, "DROP TABLE t;": {"code.md"},
-        "--": {"code.md"}, '""" DROP': {"code.md"}, ")))": set(), "NEAR/3": set(),
+        '"': {"quote.md", "code.md"},
+        "a*b": {"ops.md"},
+        "*": {"ops.md"},
+        "^c": {"ops.md"},
+        "col:umn": {"ops.md"},
+        "NEAR(x": {"ops.md"},
+        "back\\slash": {"ops.md"},
+        "\\": {"ops.md"},
+        "{a": {"ops.md"},
+        "AND": {"plain.md", "quote.md"},
+        "OR": {"plain.md"},
+        "NOT": {"plain.md"},
+        "-": {"ops.md", "code.md"},
+        "(": {"ops.md"},
+        "plain AND": {"plain.md"},
+        "te%t": set(),
+        "s_id": set(),
+        "a%b": set(),
+        "p*n": set(),
+        '"""': {"code.md"},
+        "'''": {"code.md"},
+        "DROP TABLE t;": {"code.md"},
+        "--": {"code.md"},
+        '""" DROP': {"code.md"},
+        ")))": set(),
+        "NEAR/3": set(),
     }
     for q, expected in cases.items():
         assert paths(find(alice_client, q)) == expected, q
@@ -226,8 +260,10 @@ def test_service_limit_and_errors(app, alice_client, db_session):
         put(alice_client, f"n{i}.md", "limit test\n")
     found = search_service.search(db_session, workspace_id="personal", query="LIMIT", limit=3)
     assert len(found) == 3 and set(found[0]) == {"path", "line", "snippet"}
-    assert len(search_service.search(db_session, workspace_id="personal", query="limit",
-                                      limit=500)) == 5
+    assert (
+        len(search_service.search(db_session, workspace_id="personal", query="limit", limit=500))
+        == 5
+    )
     assert search_service.search(db_session, workspace_id="nobody", query="limit") == []
     with pytest.raises(search_service.InvalidQuery):
         search_service.search(db_session, workspace_id="personal", query=" ")
@@ -244,8 +280,15 @@ def test_migration_indexes_the_notes_already_there(db_url):
                     "INSERT INTO documents (workspace_id, path, path_sha256, content, bytes, "
                     "revision, updated_at) VALUES ('w', :p, :k, :c, 1, 1, :t)"
                 ),
-                [{"p": f"old-{i}.md", "k": f"{i:064}", "c": f"before the index\nold 既存メモ {i}",
-                  "t": "2026-01-01 00:00:00"} for i in range(3)],
+                [
+                    {
+                        "p": f"old-{i}.md",
+                        "k": f"{i:064}",
+                        "c": f"before the index\nold 既存メモ {i}",
+                        "t": "2026-01-01 00:00:00",
+                    }
+                    for i in range(3)
+                ],
             )
         upgrade_to_head(engine)
         from sqlalchemy.orm import Session
@@ -285,10 +328,12 @@ def test_a_deleted_notes_words_never_reach_a_new_note(app, alice_client, db_sess
     assert find(alice_client, "teamghost") == []
     if sqlite:
         # FTS5's own check that the index agrees with the documents table.
-        db_session.execute(text(
-            f"INSERT INTO {search_service.FTS_TABLE}({search_service.FTS_TABLE}, rank) "
-            "VALUES ('integrity-check', 1)"
-        ))
+        db_session.execute(
+            text(
+                f"INSERT INTO {search_service.FTS_TABLE}({search_service.FTS_TABLE}, rank) "
+                "VALUES ('integrity-check', 1)"
+            )
+        )
 
 
 def test_letters_beyond_ascii_follow_the_database(db_url, alice_client):
@@ -349,7 +394,7 @@ def test_parse_query_splits_on_any_space_and_keeps_each_word_once():
 _ALPHABET = "aAbBcé É会議室%_\\\"'*^:()-\u3000\u0301x"
 _NOTES = {
     "p/1.md": "aab BBc\n会議室 %_ x",
-    "p/2.md": "é É ée\nAbc \"quoted\" a*b",
+    "p/2.md": 'é É ée\nAbc "quoted" a*b',
     "p/3.md": "first\nsecond 会議 (x) -a- \\ 'q'",
     "p/4.md": "e\u0301 combining\n^:^ caret:colon",
 }
@@ -359,8 +404,9 @@ def _ascii_lower(s: str) -> str:
     return s.translate({c: c + 32 for c in range(ord("A"), ord("Z") + 1)})
 
 
-@settings(max_examples=80, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(q=st.text(alphabet=_ALPHABET, min_size=1, max_size=12))
 def test_any_query_answers_200_or_422_and_only_true_matches(alice_client, q):
     if not getattr(alice_client, "_search_notes_written", False):

@@ -27,7 +27,10 @@ def test_demo_users_workspaces_and_memberships(app_factory):
     with open_db(app) as db:
         assert sorted(db.scalars(select(User.username))) == ["alice", "bob"]
         assert {w.id: w.name for w in db.scalars(select(Workspace))}.keys() == {
-            "personal", "team", "bob-notes"}
+            "personal",
+            "team",
+            "bob-notes",
+        }
         members = {(m.workspace_id, m.user_id) for m in db.scalars(select(Membership))}
         ids = {u.username: u.id for u in db.scalars(select(User))}
         assert members == {
@@ -43,15 +46,21 @@ def test_demo_users_workspaces_and_memberships(app_factory):
     assert [w["id"] for w in bob.get("/api/workspaces").json()] == ["bob-notes", "team"]
     with open_db(app) as db:
         assert db.scalar(select(User.password_hash).where(User.username == "alice")).startswith(
-            "$argon2id$")
+            "$argon2id$"
+        )
 
 
 def test_demo_notes_are_worth_trying(app_factory):
     app = _demo_app(app_factory)
     alice = _signed_in(app, "alice")
     listing = {d["path"]: d for d in alice.get("/api/workspaces/personal/documents").json()}
-    assert {"welcome.md", "todo.md", "日記/今日のメモ.md", "projects/roadmap.md",
-            "reference/long-notes.md"} <= set(listing)
+    assert {
+        "welcome.md",
+        "todo.md",
+        "日記/今日のメモ.md",
+        "projects/roadmap.md",
+        "reference/long-notes.md",
+    } <= set(listing)
 
     japanese = alice.get("/api/workspaces/personal/documents/日記/今日のメモ.md").text
     assert japanese.startswith("# ") and "- [ ]" in japanese and "## " in japanese
@@ -69,8 +78,9 @@ def test_demo_notes_are_worth_trying(app_factory):
     depths = set()
     for path in listing:
         body = alice.get(f"/api/workspaces/personal/documents/{path}").text
-        depths |= {len(line) - len(line.lstrip("#")) for line in body.splitlines()
-                   if line.startswith("#")}
+        depths |= {
+            len(line) - len(line.lstrip("#")) for line in body.splitlines() if line.startswith("#")
+        }
     assert {1, 2, 3} <= depths
 
     for ws, client in (("team", alice), ("bob-notes", _signed_in(app, "bob"))):
@@ -86,13 +96,17 @@ def test_seed_is_idempotent_and_respects_user_changes(app_factory):
     alice = _signed_in(first, "alice")
     assert alice.delete("/api/workspaces/personal/documents/welcome.md").status_code == 204
     with open_db(first) as db:
-        counts = (db.scalar(select(func.count()).select_from(User)),
-                  db.scalar(select(func.count()).select_from(Document)))
+        counts = (
+            db.scalar(select(func.count()).select_from(User)),
+            db.scalar(select(func.count()).select_from(Document)),
+        )
 
     second = _demo_app(app_factory)  # a restart on the same database
     with open_db(second) as db:
-        assert (db.scalar(select(func.count()).select_from(User)),
-                db.scalar(select(func.count()).select_from(Document))) == counts
+        assert (
+            db.scalar(select(func.count()).select_from(User)),
+            db.scalar(select(func.count()).select_from(Document)),
+        ) == counts
         assert db.scalar(select(Document).where(Document.path == "welcome.md")) is None
 
 

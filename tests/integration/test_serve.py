@@ -24,8 +24,12 @@ def test_every_setting_is_described():
 
 def test_help_lists_every_setting_with_its_env_var():
     result = subprocess.run(
-        [sys.executable, str(SERVE), "--help"], capture_output=True, text=True, check=True,
-        env=clean_env(), cwd=REPO,
+        [sys.executable, str(SERVE), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=clean_env(),
+        cwd=REPO,
     )
     for name, field in Settings.model_fields.items():
         assert env_var_name(name) in result.stdout, name
@@ -50,8 +54,10 @@ def test_default_database_is_sqlite_in_data_dir(tmp_path):
     settings = Settings(data_dir=tmp_path / "d")
     expected = f"sqlite:///{(tmp_path / 'd' / 'ambient.db').as_posix()}"
     assert settings.resolved_database_url() == expected
-    assert Settings(database_url="postgresql+psycopg://u@h/db").resolved_database_url().startswith(
-        "postgresql+psycopg://"
+    assert (
+        Settings(database_url="postgresql+psycopg://u@h/db")
+        .resolved_database_url()
+        .startswith("postgresql+psycopg://")
     )
 
 
@@ -70,7 +76,12 @@ def test_secret_is_not_in_settings_repr():
 def test_serve_refuses_the_default_secret(tmp_path):
     result = subprocess.run(
         [sys.executable, str(SERVE), "--data-dir", str(tmp_path), "--port", "0"],
-        check=False, capture_output=True, text=True, env=clean_env(), cwd=REPO, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=REPO,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "secret key is the development default" in result.stderr
@@ -83,8 +94,9 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
     args = ["--demo", "--data-dir", str(tmp_path / "demo")]
     if db_url.startswith("postgresql"):
         args += ["--database-url", db_url]
-    server = ServeProcess(*args, log_path=tmp_path / "server.log",
-                          env=clean_env(ANA_WEB_DIR=str(fake_web_dir)))
+    server = ServeProcess(
+        *args, log_path=tmp_path / "server.log", env=clean_env(ANA_WEB_DIR=str(fake_web_dir))
+    )
     base, port = server.url, server.port
     try:
         with urllib.request.urlopen(f"{base}/api/health", timeout=10) as response:
@@ -93,7 +105,8 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
         request = urllib.request.Request(
             f"{base}/api/session",
             data=json.dumps({"username": "alice", "password": "alice"}).encode(),
-            headers={"Content-Type": "application/json"}, method="POST",
+            headers={"Content-Type": "application/json"},
+            method="POST",
         )
         with opener.open(request, timeout=10) as response:
             assert json.load(response) == {"username": "alice"}
@@ -119,6 +132,11 @@ def test_bad_settings_are_refused_with_a_message(tmp_path):
     assert Settings(log_level="debug").log_level == "DEBUG"
     result = subprocess.run(
         [sys.executable, str(SERVE), "--demo", "--data-dir", str(tmp_path), "--port", "70000"],
-        check=False, capture_output=True, text=True, env=clean_env(), cwd=REPO, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=REPO,
+        timeout=60,
     )
     assert result.returncode == 2 and "Invalid settings" in result.stderr

@@ -72,8 +72,13 @@ def test_wrong_password_and_unknown_user_get_the_same_401(client):
 
 
 def test_sign_in_body_errors_are_plain_json(client):
-    for body in ({}, {"username": "alice"}, {"username": "", "password": "x"},
-                 {"username": "a" * 65, "password": "x"}, {"username": 5, "password": []}):
+    for body in (
+        {},
+        {"username": "alice"},
+        {"username": "", "password": "x"},
+        {"username": "a" * 65, "password": "x"},
+        {"username": 5, "password": []},
+    ):
         response = client.post("/api/session", json=body)
         assert response.status_code == 422, body
         assert isinstance(response.json()["detail"], str)

@@ -27,15 +27,17 @@ def test_the_built_snapshot_matches_its_inputs():
 
 
 def test_a_changed_runtime_file_is_stale(tmp_path):
-    vendor = _vendor_copy(tmp_path, lambda m: m["inputs"]["runtime"].update(
-        {"pyodide.asm.wasm": "0" * 64}))
+    vendor = _vendor_copy(
+        tmp_path, lambda m: m["inputs"]["runtime"].update({"pyodide.asm.wasm": "0" * 64})
+    )
     with pytest.raises(StaleSnapshot, match="pyodide.asm.wasm"):
         check_snapshot(vendor)
 
 
 def test_a_changed_package_file_is_stale(tmp_path):
-    vendor = _vendor_copy(tmp_path, lambda m: m["inputs"]["python"].update(
-        {"markdown_it/main.py": "0" * 64}))
+    vendor = _vendor_copy(
+        tmp_path, lambda m: m["inputs"]["python"].update({"markdown_it/main.py": "0" * 64})
+    )
     with pytest.raises(StaleSnapshot, match="markdown_it/main.py"):
         check_snapshot(vendor)
 

@@ -29,11 +29,18 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice_client, db_s
     assert before + timedelta(days=30) <= expires <= datetime.now(UTC) + timedelta(days=30)
 
     listed = alice_client.get("/api/tokens").json()
-    assert listed == [{
-        "id": created["id"], "name": "Claude Code", "createdAt": listed[0]["createdAt"],
-        "expiresAt": created["expiresAt"], "lastUsedAt": None,
-        "scope": "read", "workspaceId": None, "folder": None,
-    }]
+    assert listed == [
+        {
+            "id": created["id"],
+            "name": "Claude Code",
+            "createdAt": listed[0]["createdAt"],
+            "expiresAt": created["expiresAt"],
+            "lastUsedAt": None,
+            "scope": "read",
+            "workspaceId": None,
+            "folder": None,
+        }
+    ]
     row = db_session.scalars(select(PersonalAccessToken)).one()
     assert row.token_sha256 == hashlib.sha256(created["token"].encode()).hexdigest()
     stored = " ".join(str(getattr(row, c.key)) for c in PersonalAccessToken.__table__.columns)
@@ -83,8 +90,11 @@ def test_bad_token_requests_get_a_plain_422_and_create_nothing(alice_client, bod
 
 @pytest.mark.parametrize("name", ["a\u0007b", "a\x00b", "a\ud800b"])
 def test_a_name_with_control_characters_is_refused(alice_client, name):
-    r = alice_client.post("/api/tokens", content=json.dumps({"name": name, "expiresInDays": 7}),
-                          headers={"Content-Type": "application/json"})
+    r = alice_client.post(
+        "/api/tokens",
+        content=json.dumps({"name": name, "expiresInDays": 7}),
+        headers={"Content-Type": "application/json"},
+    )
     # A lone surrogate is refused by the JSON parser already (422); either way nothing is made.
     said = "control characters" in r.json()["detail"]
     assert (r.status_code, said) in ((400, True), (422, False))
@@ -95,17 +105,26 @@ def test_signed_out_and_cross_origin_requests_are_refused(client, alice_client):
     assert client.get("/api/tokens").status_code == 401
     assert client.post("/api/tokens", json={"name": "a", "expiresInDays": 7}).status_code == 401
     assert client.delete("/api/tokens/whatever").status_code == 401
-    r = alice_client.post("/api/tokens", json={"name": "a", "expiresInDays": 7},
-                          headers={"Origin": "http://evil.example"})
+    r = alice_client.post(
+        "/api/tokens",
+        json={"name": "a", "expiresInDays": 7},
+        headers={"Origin": "http://evil.example"},
+    )
     assert r.status_code == 403
     assert alice_client.get("/api/tokens").json() == []
 
 
 def test_a_token_takes_a_scope_and_a_reach(alice_client):
-    r = alice_client.post("/api/tokens", json={
-        "name": "writer", "expiresInDays": 7, "scope": "write", "workspaceId": "team",
-        "folder": "projects/cafe\u0301/",
-    })
+    r = alice_client.post(
+        "/api/tokens",
+        json={
+            "name": "writer",
+            "expiresInDays": 7,
+            "scope": "write",
+            "workspaceId": "team",
+            "folder": "projects/cafe\u0301/",
+        },
+    )
     assert r.status_code == 201, r.text
     reach = {k: r.json()[k] for k in ("scope", "workspaceId", "folder")}
     assert reach == {"scope": "write", "workspaceId": "team", "folder": "projects/caf\u00e9"}
@@ -131,4 +150,3 @@ def test_a_bad_scope_folder_or_workspace_is_refused_and_nothing_is_made(
     r = alice_client.post("/api/tokens", json={"name": "x", "expiresInDays": 1, **extra})
     assert r.status_code == status, r.text
     assert alice_client.get("/api/tokens").json() == []
-

@@ -21,8 +21,15 @@ PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n"
 def worker(name: str, pg_url: str, tmp_path: Path, web_dir: Path, **settings: str) -> ServeProcess:
     """`serve.py --demo` on its own port; every worker shares the database URL and secret."""
     env = clean_env(ANA_SECRET_KEY=SECRET, ANA_WEB_DIR=str(web_dir), **settings)
-    return ServeProcess("--demo", "--database-url", pg_url, "--data-dir", str(tmp_path / name),
-                        log_path=tmp_path / f"{name}.log", env=env)
+    return ServeProcess(
+        "--demo",
+        "--database-url",
+        pg_url,
+        "--data-dir",
+        str(tmp_path / name),
+        log_path=tmp_path / f"{name}.log",
+        env=env,
+    )
 
 
 @contextmanager
@@ -57,11 +64,18 @@ def _signed_in(one: ServeProcess, two: ServeProcess) -> tuple[httpx.Client, http
 
 def _header(text: str, path: str) -> str:
     data = text.encode()
-    value = codec.encode(codec.Pointer(
-        path=path, view="edit", frame_id="frame-1", bytes=len(data),
-        sha256=codec.sha256_prefix(data), flushed=True, captured_at=codec.now_iso(),
-        selection=None,
-    ))
+    value = codec.encode(
+        codec.Pointer(
+            path=path,
+            view="edit",
+            frame_id="frame-1",
+            bytes=len(data),
+            sha256=codec.sha256_prefix(data),
+            flushed=True,
+            captured_at=codec.now_iso(),
+            selection=None,
+        )
+    )
     assert value is not None
     return value
 
@@ -129,23 +143,27 @@ def test_a_proposal_made_on_one_process_is_applied_on_the_other(workers):
     applied = b.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
     assert applied.status_code == 200, applied.text
     assert a.get("/api/workspaces/team/documents/plan.md").text == PLAN.replace(
-        "- [ ] buy milk", "- [x] buy milk")
+        "- [ ] buy milk", "- [x] buy milk"
+    )
     assert a.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()["status"] == (
-        "applied")
+        "applied"
+    )
     again = a.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/apply")
     assert again.status_code == 409
 
 
-def test_sign_in_limits_count_across_processes_with_redis(pg_url, redis_url, tmp_path,
-                                                          fake_web_dir):
+def test_sign_in_limits_count_across_processes_with_redis(
+    pg_url, redis_url, tmp_path, fake_web_dir
+):
     """ANA_RATE_LIMIT_STORAGE points both processes' counters at one Redis: five wrong
     passwords spread over the two lock the username on both (in memory each would allow five)."""
     with two_workers(pg_url, tmp_path, fake_web_dir, ANA_RATE_LIMIT_STORAGE=redis_url) as both:
         wrong = {"username": "alice", "password": "wrong"}
         clients = [both[0].client(), both[1].client()]
         try:
-            statuses = [clients[i % 2].post("/api/session", json=wrong).status_code
-                        for i in range(5)]
+            statuses = [
+                clients[i % 2].post("/api/session", json=wrong).status_code for i in range(5)
+            ]
             assert statuses == [401] * 5
             sixth = clients[1].post("/api/session", json=wrong)
             assert sixth.status_code == 429, sixth.text

@@ -24,8 +24,8 @@ from reliability_helpers import (
 PAYLOADS = [
     "<script>alert('xss')</script>",
     '<img src=x onerror="alert(1)">',
-    "\"><svg onload=alert(document.cookie)>",
-    "<a href=\"javascript:alert(1)\">click</a>",
+    '"><svg onload=alert(document.cookie)>',
+    '<a href="javascript:alert(1)">click</a>',
     "{{constructor.constructor('alert(1)')()}}",
 ]
 # Note paths may hold <, >, quotes and spaces (only '/', '\\' rules and control characters
@@ -86,8 +86,9 @@ def test_the_assistant_carries_payloads_as_text(app, alice_client):
     put_note(alice_client, "personal", path, TEXT)
     key = key_session(alice_client, "personal")
     cid = new_id()
-    body = ok_turn(alice_client, cid, "summarise this", key=key,
-                   note=header_for(pointer(TEXT, path)))
+    body = ok_turn(
+        alice_client, cid, "summarise this", key=key, note=header_for(pointer(TEXT, path))
+    )
     call = body["toolCalls"][0]
     assert call["tool"] == "read_active_note"
     assert call["result"]["content"] == TEXT  # the payloads, byte for byte, as a JSON string

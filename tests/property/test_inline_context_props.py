@@ -22,7 +22,9 @@ from ambient.inline_context import (
 ASCII = st.sampled_from(list("abc xyz-#*1.\t") + ["\n"] * 3)
 JAPANESE = st.sampled_from(list("日本語のノート議事録メモ今日はです。、ｱ") + ["\n"] * 3)
 MIXED = st.one_of(
-    ASCII, JAPANESE, st.sampled_from(list("🙂🚀👩\u200d💻🇯🇵é\r\n")),
+    ASCII,
+    JAPANESE,
+    st.sampled_from(list("🙂🚀👩\u200d💻🇯🇵é\r\n")),
     st.characters(blacklist_categories=("Cs",)),
 )
 texts = st.one_of(
@@ -37,7 +39,7 @@ def _starts(text: str) -> list[int]:
 
 def reference_before(text: str, limit: int) -> str:
     fitting = [i for i in _starts(text) if utf8_len(text[i:]) <= limit]
-    return text[min(fitting):] if fitting else ""
+    return text[min(fitting) :] if fitting else ""
 
 
 def reference_after(text: str, limit: int) -> str:
@@ -67,9 +69,11 @@ def test_after_is_the_longest_whole_line_head_within_the_limit(text, limit):
     assert cut == reference_after(text, limit)
 
 
-line = st.one_of(st.text(ASCII.filter(lambda c: c != "\n"), max_size=60),
-                 st.text(JAPANESE.filter(lambda c: c != "\n"), max_size=40),
-                 st.text(MIXED.filter(lambda c: c != "\n"), max_size=40))
+line = st.one_of(
+    st.text(ASCII.filter(lambda c: c != "\n"), max_size=60),
+    st.text(JAPANESE.filter(lambda c: c != "\n"), max_size=40),
+    st.text(MIXED.filter(lambda c: c != "\n"), max_size=40),
+)
 documents = st.lists(line, min_size=0, max_size=200).map("\n".join)
 
 

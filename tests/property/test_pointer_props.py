@@ -255,14 +255,28 @@ json_values = st.recursive(
 
 
 @settings(max_examples=1000, deadline=None)
-@given(p=pointers(), changes=st.dictionaries(
-    st.sampled_from(
-        ["v", "path", "view", "frameId", "selection", "bytes", "sha256", "flushed",
-         "capturedAt", "extra"]
+@given(
+    p=pointers(),
+    changes=st.dictionaries(
+        st.sampled_from(
+            [
+                "v",
+                "path",
+                "view",
+                "frameId",
+                "selection",
+                "bytes",
+                "sha256",
+                "flushed",
+                "capturedAt",
+                "extra",
+            ]
+        ),
+        json_values,
+        max_size=3,
     ),
-    json_values,
-    max_size=3,
-), drop=st.sets(st.sampled_from(["v", "path", "view", "bytes", "sha256", "flushed"]), max_size=2))
+    drop=st.sets(st.sampled_from(["v", "path", "view", "bytes", "sha256", "flushed"]), max_size=2),
+)
 def test_decoder_mutated_wire_objects(p, changes, drop):
     wire = {**p.to_wire(), **changes}
     for name in drop:
@@ -283,8 +297,12 @@ def test_decoder_any_json_value(obj):
 
 
 @settings(max_examples=500, deadline=None)
-@given(p=pointers(), ch=st.sampled_from(CONTROL), where=st.integers(min_value=0, max_value=10_000),
-       field=st.sampled_from(["path", "frameId"]))
+@given(
+    p=pointers(),
+    ch=st.sampled_from(CONTROL),
+    where=st.integers(min_value=0, max_value=10_000),
+    field=st.sampled_from(["path", "frameId"]),
+)
 def test_control_characters_are_refused_by_encoder_and_decoder(p, ch, where, field):
     value = p.path if field == "path" else p.frame_id
     at = where % (len(value) + 1)
@@ -303,8 +321,11 @@ def test_control_characters_are_refused_by_encoder_and_decoder(p, ch, where, fie
 
 
 @settings(max_examples=300, deadline=None)
-@given(p=pointers(), junk=st.sampled_from(["\r\n", "\n", "\r", "\x00", " ", "\t", "=", "+", "/"]),
-       where=st.integers(min_value=0, max_value=10_000))
+@given(
+    p=pointers(),
+    junk=st.sampled_from(["\r\n", "\n", "\r", "\x00", " ", "\t", "=", "+", "/"]),
+    where=st.integers(min_value=0, max_value=10_000),
+)
 def test_a_value_with_injected_characters_is_refused(p, junk, where):
     value = codec.encode(p)
     assert value is not None

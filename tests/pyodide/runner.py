@@ -8,8 +8,16 @@ from pathlib import Path
 REPO = Path("/repo")
 # What a pure-core test may import: the standard library, the core itself, the page's pure
 # models, the tests' own fakes and pure-Python test, parsing and merging libraries.
-ALLOWED_ROOTS = {"ambient", "app", "tests", "pytest", "hypothesis", "markdown_it", "mdurl",
-                 "merge3"}
+ALLOWED_ROOTS = {
+    "ambient",
+    "app",
+    "tests",
+    "pytest",
+    "hypothesis",
+    "markdown_it",
+    "mdurl",
+    "merge3",
+}
 
 
 def _imported(tree: ast.Module) -> set[str]:
@@ -70,10 +78,17 @@ def main(args) -> int:
     print(f"Pyodide {sys.version.split()[0]} on {sys.platform}: {len(files)} test modules")
     tally = Tally()
     status = pytest.main(
-        ["-q", "-p", "no:cacheprovider", "-p", "hypothesis.extra.pytestplugin", "--noconftest",
-         *files, *list(args)],
+        [
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "hypothesis.extra.pytestplugin",
+            "--noconftest",
+            *files,
+            *list(args),
+        ],
         plugins=[tally],
     )
     print(f"{tally.passed} passed, {tally.failed} failed")
     return int(status) if tally.passed else 1
-

@@ -15,19 +15,22 @@ from backend.assets import (
 BOTH = ("br", "gzip")
 
 
-@pytest.mark.parametrize(("header", "chosen"), [
-    ("gzip, deflate, br, zstd", "br"),  # Chromium's
-    ("gzip, deflate", "gzip"),
-    ("br;q=0, gzip", "gzip"),
-    ("gzip;q=0, br;q=0", None),
-    ("identity", None),
-    ("", None),
-    (None, None),
-    ("*", "br"),
-    ("*, br;q=0", "gzip"),
-    ("GZIP", "gzip"),
-    ("br;q=abc, gzip", "gzip"),  # a malformed weight refuses that coding, not the request
-])
+@pytest.mark.parametrize(
+    ("header", "chosen"),
+    [
+        ("gzip, deflate, br, zstd", "br"),  # Chromium's
+        ("gzip, deflate", "gzip"),
+        ("br;q=0, gzip", "gzip"),
+        ("gzip;q=0, br;q=0", None),
+        ("identity", None),
+        ("", None),
+        (None, None),
+        ("*", "br"),
+        ("*, br;q=0", "gzip"),
+        ("GZIP", "gzip"),
+        ("br;q=abc, gzip", "gzip"),  # a malformed weight refuses that coding, not the request
+    ],
+)
 def test_the_encoding_follows_the_accept_encoding_header(header, chosen):
     assert choose_encoding(header, BOTH) == chosen
 
@@ -47,9 +50,15 @@ def _vendor(tmp_path: Path, names: dict[str, bytes]) -> Path:
         path.with_name(path.name + ".br").write_bytes(b"b" * 3)
         path.with_name(path.name + ".gz").write_bytes(b"g" * 4)
         files[name] = {"sha256": f"{len(data):064x}", "bytes": len(data), "br": 3, "gzip": 4}
-    (tmp_path / "files.json").write_text(json.dumps({
-        "encodings": {"br": ".br", "gzip": ".gz"}, "not_served": ["files.json"],
-        "files": files}))
+    (tmp_path / "files.json").write_text(
+        json.dumps(
+            {
+                "encodings": {"br": ".br", "gzip": ".gz"},
+                "not_served": ["files.json"],
+                "files": files,
+            }
+        )
+    )
     return tmp_path
 
 
@@ -72,12 +81,15 @@ def test_a_missing_or_other_compressed_copy_stops_the_server(tmp_path):
 
 
 def test_urls_carry_a_hash_of_their_group_and_page_files_are_rewritten(tmp_path):
-    vendor = _vendor(tmp_path, {"pyodide/pyodide.mjs": b"a", "pyodide/pyodide.asm.wasm": b"b",
-                                "editor.js": b"c"})
+    vendor = _vendor(
+        tmp_path, {"pyodide/pyodide.mjs": b"a", "pyodide/pyodide.asm.wasm": b"b", "editor.js": b"c"}
+    )
     runtime = load_vendor(vendor)
     add_bundle(runtime, "/py/app.zip", b"PK zip bytes", "application/zip")
-    page = ('<link href="/vendor/pyodide/pyodide.asm.wasm"><script src="/vendor/editor.js">'
-            '{"/py/app.zip": "./*"} "/vendor/pyodide/" /vendor/pyodide-lock')
+    page = (
+        '<link href="/vendor/pyodide/pyodide.asm.wasm"><script src="/vendor/editor.js">'
+        '{"/py/app.zip": "./*"} "/vendor/pyodide/" /vendor/pyodide-lock'
+    )
     rewritten = runtime.rewrite(page)
     pyodide = runtime.prefixes["/vendor/pyodide"]
     assert pyodide.startswith("/vendor/") and pyodide.endswith("/pyodide") and len(pyodide) > 20
@@ -87,8 +99,10 @@ def test_urls_carry_a_hash_of_their_group_and_page_files_are_rewritten(tmp_path)
     assert f'"{runtime.prefixes["/py/app.zip"]}"' in rewritten
     assert "/vendor/pyodide-lock" in rewritten  # not a runtime URL: left alone
     for hashed, (_, immutable) in runtime.assets.items():
-        assert immutable == (hashed.count("/") > 2 and hashed not in (
-            "/vendor/pyodide/pyodide.mjs", "/vendor/pyodide/pyodide.asm.wasm")), hashed
+        assert immutable == (
+            hashed.count("/") > 2
+            and hashed not in ("/vendor/pyodide/pyodide.mjs", "/vendor/pyodide/pyodide.asm.wasm")
+        ), hashed
 
 
 def test_a_changed_file_changes_its_groups_url_only(tmp_path):

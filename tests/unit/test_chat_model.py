@@ -55,8 +55,13 @@ class Server:
 
 def make(server, *, store=None, storage=None, keys=None, user="alice", workspace="personal"):
     ids = (f"c{n}" for n in itertools.count(1))
-    chat = Chat(keys=keys or Keys(), turn=server.turn, store=store or AmbientStore(),
-                storage=storage if storage is not None else Storage(), new_id=lambda: next(ids))
+    chat = Chat(
+        keys=keys or Keys(),
+        turn=server.turn,
+        store=store or AmbientStore(),
+        storage=storage if storage is not None else Storage(),
+        new_id=lambda: next(ids),
+    )
     chat.switch(user, workspace)
     return chat
 
@@ -72,8 +77,11 @@ def test_a_turn_carries_the_key_session_the_pointer_and_the_conversation():
     headers, body = server.calls[0]
     assert headers[KEY_SESSION_HEADER] == "key-personal-1"
     assert decode(headers[HEADER_NAME]).path == "notes/plan.md"
-    assert body == {"conversationId": "c1", "workspaceId": "personal",
-                    "message": "what is in this note?"}
+    assert body == {
+        "conversationId": "c1",
+        "workspaceId": "personal",
+        "message": "what is in this note?",
+    }
     assert not chat.sending
 
 
@@ -128,8 +136,9 @@ def test_a_second_404_fails_in_words_and_forgets_the_key_session():
 
 def test_other_failures_are_words_forget_the_key_and_free_the_chat():
     keys = Keys()
-    server = Server(OfflineError("down"), ApiError(403, "Your key session is not valid."),
-                    {"reply": "back"})
+    server = Server(
+        OfflineError("down"), ApiError(403, "Your key session is not valid."), {"reply": "back"}
+    )
     chat = make(server, keys=keys)
     offline = asyncio.run(chat.send("one"))
     assert "can't be reached" in offline.error and not offline.restarted
@@ -159,8 +168,13 @@ def test_a_reply_for_a_conversation_left_meanwhile_is_not_current():
         chat.new_conversation()  # the user pressed New chat while the turn ran
         return {"reply": "late"}
 
-    chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
-                new_id=iter(["c1", "c2"]).__next__)
+    chat = Chat(
+        keys=Keys(),
+        turn=turn,
+        store=AmbientStore(),
+        storage=Storage(),
+        new_id=iter(["c1", "c2"]).__next__,
+    )
     chat.switch("alice", "personal")
     sent = asyncio.run(chat.send("hello"))
     assert sent.conversation_id == "c1" and sent.current is False
@@ -184,8 +198,11 @@ def test_paths_and_line_numbers_in_a_reply_become_links():
     spans = link_spans(reply, KNOWN)
     assert "".join(s.text for s in spans) == reply  # nothing is lost or added
     links = [(s.text, s.path, s.line) for s in spans if s.path]
-    assert links == [("todo.md", "todo.md", None), ("(line 3)", "todo.md", 3),
-                     ("(line 7)", "todo.md", 7)]
+    assert links == [
+        ("todo.md", "todo.md", None),
+        ("(line 3)", "todo.md", 3),
+        ("(line 7)", "todo.md", 7),
+    ]
 
 
 def test_a_line_reference_follows_the_last_path_named_before_it():
@@ -197,8 +214,10 @@ def test_a_line_reference_follows_the_last_path_named_before_it():
 def test_japanese_replies_link_paths_and_gyoume():
     reply = "- 日記/今日のメモ.md（2 回、最初は 5 行目：予算）"
     links = [(s.text, s.path, s.line) for s in link_spans(reply, KNOWN) if s.path]
-    assert links == [("日記/今日のメモ.md", "日記/今日のメモ.md", None),
-                     ("5 行目", "日記/今日のメモ.md", 5)]
+    assert links == [
+        ("日記/今日のメモ.md", "日記/今日のメモ.md", None),
+        ("5 行目", "日記/今日のメモ.md", 5),
+    ]
 
 
 def test_unknown_paths_and_lines_without_a_note_stay_text():
@@ -209,8 +228,9 @@ def test_unknown_paths_and_lines_without_a_note_stay_text():
 
 
 def test_bare_line_numbers_use_the_note_the_tools_read():
-    calls = [{"tool": "read_active_note", "arguments": {}, "result": {"ok": True,
-                                                                       "path": "todo.md"}}]
+    calls = [
+        {"tool": "read_active_note", "arguments": {}, "result": {"ok": True, "path": "todo.md"}}
+    ]
     assert turn_path(calls) == "todo.md"
     assert turn_path([{"tool": "x", "arguments": {"path": "a.md"}}]) == "a.md"
     assert turn_path([]) is None
@@ -232,8 +252,9 @@ def test_stop_cancels_the_turn_in_flight_and_keeps_the_key_session():
         return {"reply": "late"}
 
     async def scenario():
-        chat = Chat(keys=keys, turn=turn, store=AmbientStore(), storage=Storage(),
-                    new_id=lambda: "c1")
+        chat = Chat(
+            keys=keys, turn=turn, store=AmbientStore(), storage=Storage(), new_id=lambda: "c1"
+        )
         chat.switch("alice", "personal")
         running = asyncio.ensure_future(chat.send("think hard"))
         await started.wait()
@@ -260,8 +281,9 @@ def test_stop_wins_over_an_abort_error_and_a_next_send_is_normal():
                 raise OfflineError("aborted")
             return {"reply": "two back"}
 
-        chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
-                    new_id=lambda: "c1")
+        chat = Chat(
+            keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(), new_id=lambda: "c1"
+        )
         chat.switch("alice", "personal")
         return await chat.send("one"), await chat.send("two")
 
@@ -291,8 +313,9 @@ def test_no_switching_while_a_reply_is_awaited():
         return {"reply": "late", "toolCalls": []}
 
     async def scenario():
-        chat = Chat(keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(),
-                    new_id=lambda: "c1")
+        chat = Chat(
+            keys=Keys(), turn=turn, store=AmbientStore(), storage=Storage(), new_id=lambda: "c1"
+        )
         chat.switch("alice", "personal")
         sending = asyncio.ensure_future(chat.send("hello"))
         await asyncio.sleep(0)

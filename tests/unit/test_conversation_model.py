@@ -28,13 +28,19 @@ def test_urls_quote_what_they_carry():
 
 
 def test_the_listing_is_parsed_and_malformed_entries_are_left_out():
-    data = {"conversations": [
-        {"conversationId": "a", "title": "hello", "updatedAt": "2026-12-01T11:59:30Z",
-         "messageCount": 4},
-        {"title": "no id"},
-        "junk",
-        {"conversationId": "b", "title": None, "messageCount": "x"},
-    ]}
+    data = {
+        "conversations": [
+            {
+                "conversationId": "a",
+                "title": "hello",
+                "updatedAt": "2026-12-01T11:59:30Z",
+                "messageCount": 4,
+            },
+            {"title": "no id"},
+            "junk",
+            {"conversationId": "b", "title": None, "messageCount": "x"},
+        ]
+    }
     assert parse_listing(data) == [
         Listed("a", "hello", "2026-12-01T11:59:30Z", 4),
         Listed("b", "", "", 0),

@@ -29,7 +29,7 @@ def _relative_links(doc: Path) -> list[str]:
 
 
 def test_the_link_finder_sees_links_and_skips_code():
-    sample = "See [a](docs/a.md), ![pic](x.png \"t\"), [b](https://e.org), `[c](no.md)`."
+    sample = 'See [a](docs/a.md), ![pic](x.png "t"), [b](https://e.org), `[c](no.md)`.'
     assert LINK.findall(_without_code(sample)) == ["docs/a.md", "x.png", "https://e.org"]
 
 
@@ -40,8 +40,9 @@ def test_every_relative_link_resolves_to_a_file_in_the_repository(doc: Path):
         path = (doc.parent / target.split("#")[0]).resolve()
         if not path.is_relative_to(ROOT) or not path.exists():
             broken.append(target)
-    assert not broken, f"{doc.relative_to(ROOT)} links outside the repository or to nothing: "\
-        f"{broken}"
+    assert not broken, (
+        f"{doc.relative_to(ROOT)} links outside the repository or to nothing: {broken}"
+    )
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())

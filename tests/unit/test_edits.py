@@ -94,9 +94,7 @@ def test_result_over_the_limit_is_refused():
 
 def test_cm_changes_apply_as_one_transaction_in_utf16_positions():
     text = "😀 one\n- [ ] two 🍣\n"
-    changes = cm_changes(
-        text, [{"find": "- [ ] two", "replace": "- [x] two"}, {"append": "three"}]
-    )
+    changes = cm_changes(text, [{"find": "- [ ] two", "replace": "- [x] two"}, {"append": "three"}])
     out = text
     for change in sorted(changes, reverse=True):  # apply from the end: positions stay valid
         out = apply_change(out, change)
@@ -114,7 +112,8 @@ def test_changed_message_says_in_plain_words_that_nothing_changed():
         plan("a\na\n", [{"find": "a", "replace": "b"}])
     assert "more than once" in edits.changed_message(twice.value)
     assert edits.changed_message(EditError(2, "overlap", "Edit 2: overlaps.")).endswith(
-        "Nothing was changed.")
+        "Nothing was changed."
+    )
 
 
 # --- {"heading", "append"}: edit_note's section append (outside agents with scope write) ---
@@ -138,9 +137,7 @@ def test_heading_append_adds_at_the_end_of_that_section(text, expected):
 
 def test_the_heading_is_compared_without_trailing_spaces_and_must_be_atx():
     text = "A\n===\nbody\n# A\n"
-    assert apply_edits(text, [{"heading": "# A \t", "append": "x"}], headings=True) == (
-        text + "x"
-    )
+    assert apply_edits(text, [{"heading": "# A \t", "append": "x"}], headings=True) == (text + "x")
     with pytest.raises(EditError) as caught:
         apply_edits("A\n===\nbody\n", [{"heading": "A", "append": "x"}], headings=True)
     assert caught.value.reason == edits.HEADING_MISSING

@@ -71,9 +71,11 @@ def _spellings(tree: ast.AST):
             yield "group", frozenset(e.value for e in node.elts if isinstance(e, ast.Constant))
         elif isinstance(node, ast.Dict):
             yield "group", frozenset(k.value for k in node.keys if isinstance(k, ast.Constant))
-        elif isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == [
-            "kind"
-        ] and isinstance(node.value, ast.Constant):
+        elif (
+            isinstance(node, ast.Assign)
+            and [getattr(t, "id", "") for t in node.targets] == ["kind"]
+            and isinstance(node.value, ast.Constant)
+        ):
             yield "kind", node.value.value
 
 

@@ -171,7 +171,8 @@ def test_a_setext_heading_is_in_the_mind_map():
 def test_a_task_inside_a_quote_counts_and_toggles():
     text = "> - [ ] quoted\n>   - [x] nested in the quote\n"
     assert [(i.line, i.done, i.text, i.indent) for i in md.todos(text)] == [
-        (1, False, "quoted", 0), (2, True, "nested in the quote", 2)
+        (1, False, "quoted", 0),
+        (2, True, "nested in the quote", 2),
     ]
     after = md.apply_change(text, md.toggle_todo(text, 1))
     assert after == "> - [x] quoted\n>   - [x] nested in the quote\n"
@@ -198,8 +199,11 @@ def test_a_lazy_line_and_a_second_paragraph_belong_to_the_item():
     text = "- [ ] first line\ncontinued lazily\n\n  second paragraph\n- [ ]x not a box\n"
     assert [(i.line, i.text) for i in md.todos(text)] == [(1, "first line")]
     kinds = [(b.kind, b.text, b.line) for b in md.blocks(text)]
-    assert kinds == [("task", "first line continued lazily", 1),
-                     ("paragraph", "second paragraph", 4), ("item", "[ ]x not a box", 5)]
+    assert kinds == [
+        ("task", "first line continued lazily", 1),
+        ("paragraph", "second paragraph", 4),
+        ("item", "[ ]x not a box", 5),
+    ]
 
 
 def test_crlf_and_lone_cr_keep_line_numbers_and_toggles_right():
@@ -211,7 +215,8 @@ def test_crlf_and_lone_cr_keep_line_numbers_and_toggles_right():
 def test_japanese_tasks_headings_and_astral_characters():
     text = "見出し\n===\n\n- [ ] 𠮷野家で牛丼 🍣\n- [x] 会議の準備\n"
     assert [(i.line, i.done, i.text) for i in md.todos(text)] == [
-        (4, False, "𠮷野家で牛丼 🍣"), (5, True, "会議の準備")
+        (4, False, "𠮷野家で牛丼 🍣"),
+        (5, True, "会議の準備"),
     ]
     assert md.outline(text).children[0].title == "見出し"
     after = md.apply_change(text, md.toggle_todo(text, 4))
@@ -221,6 +226,9 @@ def test_japanese_tasks_headings_and_astral_characters():
 def test_blocks_for_summaries_skip_code_and_read_quotes():
     text = "# A\n\nOne.\nTwo.\n\n> Quoted.\n\n```\nnot prose\n```\n\n    code\n\nB\n-\n- item\n"
     assert [(b.kind, b.text, b.level) for b in md.blocks(text)] == [
-        ("heading", "A", 1), ("paragraph", "One. Two.", 0), ("paragraph", "Quoted.", 0),
-        ("heading", "B", 2), ("item", "item", 0),
+        ("heading", "A", 1),
+        ("paragraph", "One. Two.", 0),
+        ("paragraph", "Quoted.", 0),
+        ("heading", "B", 2),
+        ("item", "item", 0),
     ]

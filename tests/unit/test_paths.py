@@ -115,9 +115,21 @@ def test_never_raises_anything_but_path_error(text):
         pass
 
 
-@given(st.lists(st.text(alphabet=st.characters(min_codepoint=0x20, blacklist_characters="/\\\x7f",
-                                                 blacklist_categories=("Cs", "Cc", "Cf")),
-                        min_size=1, max_size=20), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.text(
+            alphabet=st.characters(
+                min_codepoint=0x20,
+                blacklist_characters="/\\\x7f",
+                blacklist_categories=("Cs", "Cc", "Cf"),
+            ),
+            min_size=1,
+            max_size=20,
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
 def test_joined_ordinary_segments_are_valid(segments):
     path = "/".join(segments)
     if any(s in (".", "..") for s in segments):
@@ -127,8 +139,15 @@ def test_joined_ordinary_segments_are_valid(segments):
 
 
 def test_the_invisible_set_is_exactly_the_contract():
-    expected = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200B, 0x200C, 0x200D, 0x2060,
-                0xFEFF}
+    expected = {
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+        0x200B,
+        0x200C,
+        0x200D,
+        0x2060,
+        0xFEFF,
+    }
     assert {ord(ch) for ch in INVISIBLE_CHARS} == expected
     for code in expected:
         with pytest.raises(PathError, match="invisible"):

@@ -12,8 +12,11 @@ def test_a_summary_of_a_task_list_names_its_open_tasks():
     reply = replies.summary("todo.md", seed.TODO, "en")
     assert reply.startswith("Summary of todo.md:")
     assert "Open tasks (4):" in reply
-    for task in ["Write the quarterly review", "Reply to Carol about the roadmap",
-                 "Renew the domain name"]:
+    for task in [
+        "Write the quarterly review",
+        "Reply to Carol about the roadmap",
+        "Renew the domain name",
+    ]:
         assert f"- {task} (line " in reply
     assert "Book the team offsite venue" not in reply  # done: counted, not listed
     assert "Tasks: 4 open, 2 done." in reply
@@ -69,6 +72,7 @@ def test_an_already_done_task_found_by_other_words_is_named():
     from backend.assistant import skills
 
     done = skills.mark_todo(seed.TODO, "book the offsite", done=True)
-    reply = replies.mark_problem("todo.md", "book the offsite", done.outcome, done.candidates,
-                                 True, "en")
+    reply = replies.mark_problem(
+        "todo.md", "book the offsite", done.outcome, done.candidates, True, "en"
+    )
     assert reply == "The task “Book the team offsite venue” in todo.md is already done."

@@ -13,7 +13,9 @@ def links(html: str) -> list[tuple[str, str | None, str]]:
     """(data-path, data-line, text) of each chat note link, in order."""
     found = re.finditer(
         r'<a class="note-ref" href="#" data-testid="chat-note-link" data-path="([^"]*)"'
-        r' title="[^"]*"(?: data-line="(\d+)")?>(.*?)</a>', html)
+        r' title="[^"]*"(?: data-line="(\d+)")?>(.*?)</a>',
+        html,
+    )
     return [(m.group(1), m.group(2), m.group(3)) for m in found]
 
 
@@ -27,8 +29,11 @@ def test_a_listing_renders_as_a_list_of_note_links():
 def test_a_line_reference_follows_the_note_named_before_it():
     html = render("In todo.md:\n1. buy milk (line 5)\n2. call the bank (line 6)", KNOWN)
     assert "<ol>" in html
-    assert links(html) == [("todo.md", None, "todo.md"), ("todo.md", "5", "(line 5)"),
-                           ("todo.md", "6", "(line 6)")]
+    assert links(html) == [
+        ("todo.md", None, "todo.md"),
+        ("todo.md", "5", "(line 5)"),
+        ("todo.md", "6", "(line 6)"),
+    ]
 
 
 def test_a_bare_line_uses_the_turns_note_and_japanese_lines_link_too():
@@ -45,8 +50,11 @@ def test_single_line_breaks_are_kept_and_emphasis_renders():
 
 def test_a_code_span_or_a_markdown_link_naming_a_note_opens_it():
     html = render("Read `todo.md` or [the plan](plan.md) or [ideas](notes/my_ideas.md)", KNOWN)
-    assert links(html) == [("todo.md", None, "<code>todo.md</code>"),
-                           ("plan.md", None, "the plan"), ("notes/my_ideas.md", None, "ideas")]
+    assert links(html) == [
+        ("todo.md", None, "<code>todo.md</code>"),
+        ("plan.md", None, "the plan"),
+        ("notes/my_ideas.md", None, "ideas"),
+    ]
     assert "<code>x.py</code>" in render("`x.py`", KNOWN)  # not a note: a plain code span
 
 
@@ -63,8 +71,10 @@ def test_no_html_from_the_reply_reaches_the_page():
 
 
 def test_unsafe_and_relative_links_are_not_followed():
-    html = render("[a](javascript:alert(1)) [b](data:text/html,x) [c](other/page) "
-                  "[d](https://example.com/x)", KNOWN)
+    html = render(
+        "[a](javascript:alert(1)) [b](data:text/html,x) [c](other/page) [d](https://example.com/x)",
+        KNOWN,
+    )
     assert "javascript:" not in html.replace("[a](javascript:alert(1))", "")
     assert 'href="data:' not in html
     assert 'href="other/page"' not in html and "c" in html  # shown as its text

@@ -14,7 +14,7 @@ def feed_all(parser: SseParser, pieces) -> list[Event]:
 
 def test_an_event_split_across_chunks_arrives_once_whole():
     raw = b'event: delta\ndata: {"text": "Hel"}\n\n'
-    events = feed_all(SseParser(), [raw[i:i + 3] for i in range(0, len(raw), 3)])
+    events = feed_all(SseParser(), [raw[i : i + 3] for i in range(0, len(raw), 3)])
     assert events == [Event("delta", '{"text": "Hel"}')]
 
 
@@ -28,7 +28,9 @@ def test_every_line_ending_works_even_split_between_cr_and_lf(end):
     raw = f"event: a{end}data: 1{end}{end}data: 2{end}{end}".encode()
     for cut in range(len(raw)):
         assert feed_all(SseParser(), [raw[:cut], raw[cut:]]) == [
-            Event("a", "1"), Event("message", "2")], cut
+            Event("a", "1"),
+            Event("message", "2"),
+        ], cut
 
 
 def test_a_character_split_between_chunks_is_decoded_whole():
@@ -63,6 +65,7 @@ def test_a_turn_gathers_deltas_tools_and_done():
 def test_a_stream_that_breaks_off_before_done_is_an_error_and_bad_events_are_skipped():
     stream = TurnStream()
     assert stream.feed(b"event: delta\ndata: not json\n\n" + sse("delta", {"text": "Hi"})) == [
-        ("delta", {"text": "Hi"})]
+        ("delta", {"text": "Hi"})
+    ]
     with pytest.raises(ValueError, match="before it was complete"):
         stream.result()

@@ -33,8 +33,23 @@ def test_a_slip_is_put_right(typed, meant):
     "word",
     # Real words one slip from a target ("his"/"this", "one"/"done", "how"/"show",
     # "bread"/"read", "mask"/"mark", "quite"/"quote"), and words that are no target at all.
-    ["his", "one", "how", "ask", "bread", "ready", "mask", "quite", "reading", "milk", "laptop",
-     "summary", "this", "to", "a"],
+    [
+        "his",
+        "one",
+        "how",
+        "ask",
+        "bread",
+        "ready",
+        "mask",
+        "quite",
+        "reading",
+        "milk",
+        "laptop",
+        "summary",
+        "this",
+        "to",
+        "a",
+    ],
 )
 def test_real_words_stay(word):
     assert correct_word(word) is None

@@ -6,8 +6,12 @@ from app.agent_proposals_model import reconcile, title
 
 
 def _p(pid: str) -> dict:
-    return {"proposalId": pid, "path": "plan.md", "workspaceId": "personal",
-            "source": {"kind": "agent", "name": "Claude Code"}}
+    return {
+        "proposalId": pid,
+        "path": "plan.md",
+        "workspaceId": "personal",
+        "source": {"kind": "agent", "name": "Claude Code"},
+    }
 
 
 def test_new_pending_proposals_are_added_in_order_and_gone_ones_dropped():

@@ -26,10 +26,23 @@ def test_the_snippets_carry_the_real_address_and_the_token():
         "claude mcp add --transport http ambient-notes https://notes.example.test/mcp "
         '--header "Authorization: Bearer ana_pat_abc"'
     )
-    assert json.loads(vscode(ADDRESS, token)) == {"servers": {"ambient-notes": {
-        "type": "http", "url": ADDRESS, "headers": {"Authorization": "Bearer ana_pat_abc"}}}}
-    assert json.loads(cursor(ADDRESS, token)) == {"mcpServers": {"ambient-notes": {
-        "url": ADDRESS, "headers": {"Authorization": "Bearer ana_pat_abc"}}}}
+    assert json.loads(vscode(ADDRESS, token)) == {
+        "servers": {
+            "ambient-notes": {
+                "type": "http",
+                "url": ADDRESS,
+                "headers": {"Authorization": "Bearer ana_pat_abc"},
+            }
+        }
+    }
+    assert json.loads(cursor(ADDRESS, token)) == {
+        "mcpServers": {
+            "ambient-notes": {"url": ADDRESS, "headers": {"Authorization": "Bearer ana_pat_abc"}}
+        }
+    }
     assert [test_id for test_id, _, _ in snippets(ADDRESS)] == [
-        "setup-claude-code", "setup-vscode", "setup-cursor"]
+        "setup-claude-code",
+        "setup-vscode",
+        "setup-cursor",
+    ]
     assert all("ana_pat_…" in text for _, _, text in snippets(ADDRESS))

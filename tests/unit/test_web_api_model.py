@@ -18,7 +18,8 @@ from app.api_model import (
 
 def test_doc_url_encodes_each_segment() -> None:
     assert doc_url("team", "日記/a b.md") == (
-        "/api/workspaces/team/documents/%E6%97%A5%E8%A8%98/a%20b.md")
+        "/api/workspaces/team/documents/%E6%97%A5%E8%A8%98/a%20b.md"
+    )
     assert doc_url("team", "a#b?.md", "move").endswith("/documents/a%23b%3F.md/move")
 
 
@@ -38,8 +39,13 @@ def test_etag_parsing() -> None:
 def test_popout_round_trip() -> None:
     url = popout_url("inbox", "f-1", "team", "日記/メモ.md", "todo", extra={"c": "x y"})
     request = popout_request(parse_query(url[1:]))
-    assert request == {"kind": "inbox", "frame": "f-1", "ws": "team", "path": "日記/メモ.md",
-                       "view": "todo"}
+    assert request == {
+        "kind": "inbox",
+        "frame": "f-1",
+        "ws": "team",
+        "path": "日記/メモ.md",
+        "view": "todo",
+    }
     assert parse_query(url[1:])["c"] == "x y"
 
 

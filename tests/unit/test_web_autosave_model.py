@@ -82,13 +82,22 @@ class FakeServer:
         self.text, self.revision = text, self.revision + 1
 
 
-def make(text: str = "start", delay: float = 0.02) -> tuple[FakeEditor, FakeServer, Autosaver,
-                                                               list[str]]:
+def make(
+    text: str = "start", delay: float = 0.02
+) -> tuple[FakeEditor, FakeServer, Autosaver, list[str]]:
     editor, server, states = FakeEditor(text), FakeServer(text), []
-    saver = Autosaver(revision="1", base=text, read=editor.read, mark_saved=editor.mark_saved,
-                      put=server.put, latest=server.latest,
-                      on_state=lambda state, detail: states.append(state), show=editor.show,
-                      delay=delay, backoff=(0.01, 0.02))
+    saver = Autosaver(
+        revision="1",
+        base=text,
+        read=editor.read,
+        mark_saved=editor.mark_saved,
+        put=server.put,
+        latest=server.latest,
+        on_state=lambda state, detail: states.append(state),
+        show=editor.show,
+        delay=delay,
+        backoff=(0.01, 0.02),
+    )
     editor.saver = saver
     return editor, server, saver, states
 
@@ -112,6 +121,7 @@ def test_debounced_save_sends_the_whole_burst_once() -> None:
         assert saver.state == "pending" and server.puts == []
         await asyncio.sleep(0.1)
         assert server.puts == ["startabc"] and saver.state == SAVED and not editor.notified
+
     run(scenario())
 
 
@@ -125,6 +135,7 @@ def test_edits_during_a_save_are_saved_next() -> None:
         server.hold.set()
         assert await saver.flush()
         assert server.text == "start12" and saver.revision == str(server.revision)
+
     run(scenario())
 
 
@@ -134,6 +145,7 @@ def test_flush_saves_now_without_waiting_for_the_debounce() -> None:
         editor.type("x")
         assert await asyncio.wait_for(saver.flush(), 1)
         assert server.text == "startx"
+
     run(scenario())
 
 
@@ -148,6 +160,7 @@ def test_offline_keeps_retrying_until_the_server_is_back() -> None:
         server.down = False
         assert await asyncio.wait_for(saver.flush(), 1)
         assert server.text == "startab"
+
     run(scenario())
 
 
@@ -158,6 +171,7 @@ def test_a_write_that_landed_before_the_outage_is_not_a_conflict() -> None:
         editor.type("z")
         assert await asyncio.wait_for(saver.flush(), 1)
         assert saver.state == SAVED and server.text == "startz"
+
     run(scenario())
 
 
@@ -172,6 +186,7 @@ def test_conflict_stops_and_keep_mine_overwrites_the_latest() -> None:
         saver.keep_mine()
         assert await saver.flush()
         assert server.text == "start mine"
+
     run(scenario())
 
 
@@ -186,6 +201,7 @@ def test_take_theirs_and_copy_use_accept() -> None:
         assert saver.state == SAVED and not editor.notified
         editor.type("+")
         assert await saver.flush() and server.text == "theirs+"
+
     run(scenario())
 
 
@@ -198,6 +214,7 @@ def test_detached_saver_finishes_the_last_text() -> None:
         editor.text = "the editor is gone"
         await asyncio.sleep(0.05)
         assert server.text == "startlast words" and finished[-1] == SAVED
+
     run(scenario())
 
 
@@ -225,8 +242,11 @@ def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
 
         async def failing(text, revision):
             calls.append(text)
-            return PutResult("error", message="Too large.") if len(calls) == 1 else \
-                await server.put(text, revision)
+            return (
+                PutResult("error", message="Too large.")
+                if len(calls) == 1
+                else await server.put(text, revision)
+            )
 
         saver._put = failing
         editor.type("x")
@@ -234,6 +254,7 @@ def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
         assert saver.state == ERROR and saver.detail == "Too large."
         saver.retry()
         assert await saver.flush() and server.text == "startx"
+
     run(scenario())
 
 
@@ -247,6 +268,7 @@ def test_our_own_save_coming_back_changes_nothing_and_reads_nothing() -> None:
         assert await saver.flush()
         assert await saver.refresh(str(server.revision)) is None
         assert server.gets == 0 and editor.text == "a\nb\n" and saver.state == SAVED
+
     run(scenario())
 
 
@@ -258,6 +280,7 @@ def test_a_clean_editor_takes_the_new_saved_copy_and_builds_on_it() -> None:
         assert editor.text == "one\n2\n" and saver.state == SAVED and not editor.notified
         editor.type("three\n")
         assert await saver.flush() and server.text == "one\n2\nthree\n"
+
     run(scenario())
 
 
@@ -269,6 +292,7 @@ def test_unsaved_keystrokes_merge_with_a_change_on_another_line_and_are_saved() 
         assert await saver.refresh(str(server.revision)) == "merged"
         assert editor.text == "A\nb\nc\nd\n" and saver.state == PENDING
         assert await saver.flush() and server.text == "A\nb\nc\nd\n"
+
     run(scenario())
 
 
@@ -283,6 +307,7 @@ def test_a_same_line_change_is_a_conflict_that_changes_and_saves_nothing() -> No
         assert editor.text == "a\nb mine" and len(server.puts) == puts
         saver.keep_mine()
         assert await saver.flush() and server.text == "a\nb mine"
+
     run(scenario())
 
 
@@ -294,6 +319,7 @@ def test_an_autosave_that_loses_the_race_merges_instead_of_stopping() -> None:
         assert await saver.flush()
         assert CONFLICT not in states
         assert server.text == editor.text == "A\nb\nc\nz"
+
     run(scenario())
 
 
@@ -309,6 +335,7 @@ def test_deleted_elsewhere_keeps_the_text_and_an_edit_saves_it_again() -> None:
         assert await saver.flush()  # nothing to save: a workspace switch is not blocked
         editor.type("?")
         assert await saver.flush() and server.text == "keep me\n!?"
+
     run(scenario())
 
 
@@ -323,4 +350,5 @@ def test_refresh_waits_for_a_save_in_flight_and_then_knows_it_was_its_own() -> N
         assert not refreshing.done()  # it waits for the save, however long that takes
         server.hold.set()
         assert await refreshing is None and server.gets == 0 and editor.text == "x\ny"
+
     run(scenario())

@@ -8,8 +8,9 @@ from app.diff_model import GAP, diff_sides
 
 
 def unified(old: str, new: str, n: int = 3) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 "a/n.md", "b/n.md", n=n)
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), "a/n.md", "b/n.md", n=n
+    )
     out = []
     for line in lines:  # what the server's diff does for a last line without a break
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

@@ -33,24 +33,43 @@ def test_history_follows_renames_and_deletes_and_is_bounded() -> None:
 
 
 def test_layout_round_trip() -> None:
-    frames = [{"kind": "assistant"},
-              {"kind": "inbox", "path": "日記/今日.md", "view": "preview",
-               "history": ["todo.md", "日記/今日.md"], "index": 1},
-              {"kind": "files"}]
+    frames = [
+        {"kind": "assistant"},
+        {
+            "kind": "inbox",
+            "path": "日記/今日.md",
+            "view": "preview",
+            "history": ["todo.md", "日記/今日.md"],
+            "index": 1,
+        },
+        {"kind": "files"},
+    ]
     assert decode(encode(frames, 1)) == (frames, 1)
     assert storage_key("alice", "team") != storage_key("alice", "personal")
 
 
-@pytest.mark.parametrize("raw", [None, "", "{", "[]", '{"frames": 3}', '{"frames": [1, "x"]}',
-                                 '{"frames": [{"kind": "evil"}]}'])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        None,
+        "",
+        "{",
+        "[]",
+        '{"frames": 3}',
+        '{"frames": [1, "x"]}',
+        '{"frames": [{"kind": "evil"}]}',
+    ],
+)
 def test_unreadable_layouts_are_empty(raw) -> None:
     assert decode(raw) == ([], None)
 
 
 def test_bad_fields_are_mended() -> None:
-    frames, active = decode('{"frames": [{"kind": "inbox", "path": 3, "view": "x", '
-                            '"history": [1, "a.md", ""], "index": "2"}], "active": 7}')
-    assert frames == [{"kind": "inbox", "path": "", "view": "edit", "history": ["a.md"],
-                       "index": -1}]
+    frames, active = decode(
+        '{"frames": [{"kind": "inbox", "path": 3, "view": "x", '
+        '"history": [1, "a.md", ""], "index": "2"}], "active": 7}'
+    )
+    assert frames == [
+        {"kind": "inbox", "path": "", "view": "edit", "history": ["a.md"], "index": -1}
+    ]
     assert active is None
-

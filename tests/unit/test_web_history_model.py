@@ -10,16 +10,32 @@ NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def entry(n, kind, name=None, *, by_you=False, user="alice", action="edit", current=False):
-    return {"revision": n, "savedAt": "2026-12-01T11:58:00Z", "bytes": 1, "sha256": "0" * 16,
-            "source": {"kind": kind, "name": name}, "user": user, "byYou": by_you,
-            "action": action, "path": "a.md", "current": current}
+    return {
+        "revision": n,
+        "savedAt": "2026-12-01T11:58:00Z",
+        "bytes": 1,
+        "sha256": "0" * 16,
+        "source": {"kind": kind, "name": name},
+        "user": user,
+        "byYou": by_you,
+        "action": action,
+        "path": "a.md",
+        "current": current,
+    }
 
 
 def test_each_source_is_named_as_the_user_would_say_it() -> None:
-    rows = parse_revisions({"revisions": [
-        entry(5, "agent", "release-bot", current=True), entry(4, "assistant"),
-        entry(3, "page", user="bob"), entry(2, "page", by_you=True, action="restore"),
-        entry(1, "page", by_you=True, action="create")]})
+    rows = parse_revisions(
+        {
+            "revisions": [
+                entry(5, "agent", "release-bot", current=True),
+                entry(4, "assistant"),
+                entry(3, "page", user="bob"),
+                entry(2, "page", by_you=True, action="restore"),
+                entry(1, "page", by_you=True, action="create"),
+            ]
+        }
+    )
     assert [(r.revision, r.source, r.who, r.what, r.current) for r in rows] == [
         ("5", "agent", "the agent “release-bot”", "edited", True),
         ("4", "assistant", "the assistant", "edited", False),

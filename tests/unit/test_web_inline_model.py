@@ -10,8 +10,16 @@ from ambient.inline_context import CONTEXT_BYTES, SELECTION_BYTES
 
 
 def _body(text: str, before: str = "", after: str = ""):
-    return request_body(ws="personal", path="a.md", instruction="sort lines", start=3,
-                        end=3 + len(text), text=text, text_before=before, text_after=after)
+    return request_body(
+        ws="personal",
+        path="a.md",
+        instruction="sort lines",
+        start=3,
+        end=3 + len(text),
+        text=text,
+        text_before=before,
+        text_after=after,
+    )
 
 
 def test_the_request_carries_the_selection_and_only_bounded_context():

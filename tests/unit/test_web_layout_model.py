@@ -30,8 +30,9 @@ def test_keys_move_by_steps_and_home_end_go_to_the_limits() -> None:
     widths = [500.0, 500.0]
     assert key_delta("ArrowRight", False, widths, 0) > 0
     assert key_delta("ArrowLeft", False, widths, 0) < 0
-    assert abs(key_delta("ArrowLeft", True, widths, 0)) > abs(key_delta("ArrowLeft", False,
-                                                                          widths, 0))
+    assert abs(key_delta("ArrowLeft", True, widths, 0)) > abs(
+        key_delta("ArrowLeft", False, widths, 0)
+    )
     assert resize(widths, 0, key_delta("Home", False, widths, 0))[0] == MIN_FRAME_PX
     assert resize(widths, 0, key_delta("End", False, widths, 0))[1] == MIN_FRAME_PX
     assert key_delta("a", False, widths, 0) is None

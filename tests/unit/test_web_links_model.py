@@ -13,53 +13,76 @@ from app.links_model import (
 )
 from app.preview_model import render
 
-PATHS = ["welcome.md", "todo.md", "projects/roadmap.md", "projects/plan.md",
-         "meetings/monday.md", "meetings/plan.md", "日記/今日のメモ.md", "Archive/Old Note.md"]
+PATHS = [
+    "welcome.md",
+    "todo.md",
+    "projects/roadmap.md",
+    "projects/plan.md",
+    "meetings/monday.md",
+    "meetings/plan.md",
+    "日記/今日のメモ.md",
+    "Archive/Old Note.md",
+]
 
 
-@pytest.mark.parametrize(("note", "href", "found"), [
-    ("projects/roadmap.md", "plan.md", ("projects/plan.md", True)),  # the note's own folder
-    ("meetings/monday.md", "plan.md", ("meetings/plan.md", True)),
-    ("meetings/monday.md", "../todo.md#today", ("todo.md", True)),
-    ("meetings/monday.md", "./roadmap.md", ("meetings/roadmap.md", False)),
-    # written from the root, as the note list shows it: opens the root one
-    ("meetings/monday.md", "projects/roadmap.md", ("projects/roadmap.md", True)),
-    ("meetings/monday.md", "nothing.md", ("meetings/nothing.md", False)),
-    ("todo.md", "%E6%97%A5%E8%A8%98/%E4%BB%8A%E6%97%A5%E3%81%AE%E3%83%A1%E3%83%A2.md",
-     ("日記/今日のメモ.md", True)),
-    ("todo.md", "https://example.com/a.md", (None, False)),
-    ("todo.md", "#heading", (None, False)),
-    ("todo.md", "../../outside.md", (None, False)),
-])
+@pytest.mark.parametrize(
+    ("note", "href", "found"),
+    [
+        ("projects/roadmap.md", "plan.md", ("projects/plan.md", True)),  # the note's own folder
+        ("meetings/monday.md", "plan.md", ("meetings/plan.md", True)),
+        ("meetings/monday.md", "../todo.md#today", ("todo.md", True)),
+        ("meetings/monday.md", "./roadmap.md", ("meetings/roadmap.md", False)),
+        # written from the root, as the note list shows it: opens the root one
+        ("meetings/monday.md", "projects/roadmap.md", ("projects/roadmap.md", True)),
+        ("meetings/monday.md", "nothing.md", ("meetings/nothing.md", False)),
+        (
+            "todo.md",
+            "%E6%97%A5%E8%A8%98/%E4%BB%8A%E6%97%A5%E3%81%AE%E3%83%A1%E3%83%A2.md",
+            ("日記/今日のメモ.md", True),
+        ),
+        ("todo.md", "https://example.com/a.md", (None, False)),
+        ("todo.md", "#heading", (None, False)),
+        ("todo.md", "../../outside.md", (None, False)),
+    ],
+)
 def test_resolve_relative(note: str, href: str, found: tuple) -> None:
     assert resolve_relative(note, href, PATHS) == found
 
 
-@pytest.mark.parametrize(("note", "name", "found"), [
-    ("welcome.md", "todo", ("todo.md", True)),
-    ("welcome.md", "roadmap", ("projects/roadmap.md", True)),  # anywhere in the workspace
-    ("welcome.md", "projects/roadmap", ("projects/roadmap.md", True)),
-    ("welcome.md", "ROADMAP.md", ("projects/roadmap.md", True)),
-    ("meetings/monday.md", "plan", ("meetings/plan.md", True)),  # the own folder wins
-    ("projects/roadmap.md", "plan", ("projects/plan.md", True)),
-    ("welcome.md", "plan", ("meetings/plan.md", True)),  # else the first by depth, name
-    ("welcome.md", "old note", ("Archive/Old Note.md", True)),
-    ("welcome.md", "今日のメモ", ("日記/今日のメモ.md", True)),
-    ("welcome.md", "roadmap#Goals", ("projects/roadmap.md", True)),
-    ("welcome.md", "ideas", ("ideas.md", False)),
-    ("welcome.md", "later/ideas", ("later/ideas.md", False)),
-])
+@pytest.mark.parametrize(
+    ("note", "name", "found"),
+    [
+        ("welcome.md", "todo", ("todo.md", True)),
+        ("welcome.md", "roadmap", ("projects/roadmap.md", True)),  # anywhere in the workspace
+        ("welcome.md", "projects/roadmap", ("projects/roadmap.md", True)),
+        ("welcome.md", "ROADMAP.md", ("projects/roadmap.md", True)),
+        ("meetings/monday.md", "plan", ("meetings/plan.md", True)),  # the own folder wins
+        ("projects/roadmap.md", "plan", ("projects/plan.md", True)),
+        ("welcome.md", "plan", ("meetings/plan.md", True)),  # else the first by depth, name
+        ("welcome.md", "old note", ("Archive/Old Note.md", True)),
+        ("welcome.md", "今日のメモ", ("日記/今日のメモ.md", True)),
+        ("welcome.md", "roadmap#Goals", ("projects/roadmap.md", True)),
+        ("welcome.md", "ideas", ("ideas.md", False)),
+        ("welcome.md", "later/ideas", ("later/ideas.md", False)),
+    ],
+)
 def test_resolve_wikilink(note: str, name: str, found: tuple) -> None:
     assert resolve_wikilink(note, name, PATHS) == found
 
 
 def test_preview_marks_links_with_their_note_or_as_missing() -> None:
-    html = render("See [[roadmap]], [[ideas|my ideas]], [plan](plan.md) and [x](gone.md).",
-                  resolver("projects/roadmap.md", PATHS))
-    assert '<a href="#" class="wikilink" data-wikilink="roadmap" ' \
-           'data-path="projects/roadmap.md">roadmap</a>' in html
-    assert 'class="wikilink missing" data-wikilink="ideas" data-path="ideas.md" ' \
-           'data-missing="true" title="ideas.md does not exist">my ideas</a>' in html
+    html = render(
+        "See [[roadmap]], [[ideas|my ideas]], [plan](plan.md) and [x](gone.md).",
+        resolver("projects/roadmap.md", PATHS),
+    )
+    assert (
+        '<a href="#" class="wikilink" data-wikilink="roadmap" '
+        'data-path="projects/roadmap.md">roadmap</a>' in html
+    )
+    assert (
+        'class="wikilink missing" data-wikilink="ideas" data-path="ideas.md" '
+        'data-missing="true" title="ideas.md does not exist">my ideas</a>' in html
+    )
     assert '<a href="plan.md" data-path="projects/plan.md">plan</a>' in html
     assert 'data-path="projects/gone.md" class="missing" data-missing="true"' in html
 
@@ -91,12 +114,13 @@ def test_links_in_and_backlinks() -> None:
         "todo.md": "`[[roadmap]]` in code does not count; [web](https://x.org/roadmap.md).",
         "projects/roadmap.md": "Itself: [[roadmap]].",
     }
-    assert links_in("welcome.md", notes["welcome.md"], PATHS) == {"projects/roadmap.md",
-                                                                  "todo.md"}
-    assert links_in("projects/plan.md", notes["projects/plan.md"], PATHS) == {
-        "projects/roadmap.md"}
+    assert links_in("welcome.md", notes["welcome.md"], PATHS) == {"projects/roadmap.md", "todo.md"}
+    assert links_in("projects/plan.md", notes["projects/plan.md"], PATHS) == {"projects/roadmap.md"}
     assert backlinks("projects/roadmap.md", notes, PATHS) == [
-        "meetings/monday.md", "projects/plan.md", "welcome.md"]
+        "meetings/monday.md",
+        "projects/plan.md",
+        "welcome.md",
+    ]
     assert backlinks("todo.md", notes, PATHS) == ["welcome.md"]
     assert backlinks("日記/今日のメモ.md", notes, PATHS) == []
 

@@ -8,19 +8,30 @@ from app.live_model import LiveEvent, parse_event, retry_after
 
 def test_each_event_kind_is_read() -> None:
     source = '"source": {"kind": "agent", "name": "bot"}'
-    assert parse_event("saved", '{"path": "a.md", "revision": 7, "bytes": 3, "sha256": "'
-                       + "0" * 16 + '", ' + source + "}") == LiveEvent("saved", "a.md", "", "7")
+    assert parse_event(
+        "saved",
+        '{"path": "a.md", "revision": 7, "bytes": 3, "sha256": "' + "0" * 16 + '", ' + source + "}",
+    ) == LiveEvent("saved", "a.md", "", "7")
     assert parse_event("moved", '{"from": "a.md", "to": "b/c.md", "revision": 8}') == LiveEvent(
-        "moved", "a.md", "b/c.md", "8")
+        "moved", "a.md", "b/c.md", "8"
+    )
     assert parse_event("deleted", '{"path": "ノート.md"}') == LiveEvent("deleted", "ノート.md")
     assert parse_event("reset", "") == LiveEvent("reset")
 
 
-@pytest.mark.parametrize(("kind", "data"), [
-    ("hello", '{"path": "a.md"}'), ("saved", "not json"), ("saved", "[1]"),
-    ("saved", '{"revision": 1}'), ("saved", '{"path": ""}'), ("moved", '{"from": "a.md"}'),
-    ("saved", '{"path": "a.md", "revision": true}'), ("deleted", '{"path": 3}'),
-])
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        ("hello", '{"path": "a.md"}'),
+        ("saved", "not json"),
+        ("saved", "[1]"),
+        ("saved", '{"revision": 1}'),
+        ("saved", '{"path": ""}'),
+        ("moved", '{"from": "a.md"}'),
+        ("saved", '{"path": "a.md", "revision": true}'),
+        ("deleted", '{"path": 3}'),
+    ],
+)
 def test_anything_else_is_ignored_not_raised(kind, data) -> None:
     assert parse_event(kind, data) is None
 

@@ -32,7 +32,9 @@ def test_edits_on_different_lines_merge() -> None:
     mine = "title\n\nfirst, typed here\nsecond\nthird\n"
     theirs = "title\n\nfirst\nsecond\nthird, changed elsewhere\n"
     assert reconcile(base, theirs, mine) == (
-        MERGED, "title\n\nfirst, typed here\nsecond\nthird, changed elsewhere\n")
+        MERGED,
+        "title\n\nfirst, typed here\nsecond\nthird, changed elsewhere\n",
+    )
 
 
 def test_the_same_line_changed_on_both_sides_is_a_conflict_that_keeps_mine() -> None:
@@ -44,19 +46,20 @@ def test_typing_after_a_last_line_without_a_break_is_no_conflict() -> None:
     assert reconcile("a\n\nb", "A\n\nb", "a\n\nb\nc") == (MERGED, "A\n\nb\nc")
 
 
-@pytest.mark.parametrize(("base", "theirs", "mine", "merged"), [
-    ("a\n\nb", "a\n\nb\n", "A\n\nb", "A\n\nb\n"),  # they added the final break
-    ("a\n\nb\n", "A\n\nb\n", "a\n\nb", "A\n\nb"),  # I removed it
-])
-def test_the_final_line_break_follows_the_side_that_changed_it(base, theirs, mine,
-                                                                  merged) -> None:
+@pytest.mark.parametrize(
+    ("base", "theirs", "mine", "merged"),
+    [
+        ("a\n\nb", "a\n\nb\n", "A\n\nb", "A\n\nb\n"),  # they added the final break
+        ("a\n\nb\n", "A\n\nb\n", "a\n\nb", "A\n\nb"),  # I removed it
+    ],
+)
+def test_the_final_line_break_follows_the_side_that_changed_it(base, theirs, mine, merged) -> None:
     assert reconcile(base, theirs, mine) == (MERGED, merged)
 
 
 def test_crlf_notes_merge_line_by_line() -> None:
     base = "a\r\nb\r\nc\r\n"
-    assert reconcile(base, "A\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n") == (MERGED,
-                                                                       "A\r\nb\r\nC\r\n")
+    assert reconcile(base, "A\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n") == (MERGED, "A\r\nb\r\nC\r\n")
 
 
 def test_changes_are_small_and_in_codemirror_positions() -> None:
@@ -72,8 +75,15 @@ def test_no_change_no_changes() -> None:
     assert changes_between("same\n", "same\n") == []
 
 
-@pytest.mark.parametrize(("old", "new"), [
-    ("", "x"), ("x", ""), ("a\nb\nc\n", "c\nb\na\n"), ("𝄞\n𝄞\n", "𝄞x\n\n𝄞"), ("a\r\n", "a\n"),
-])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("", "x"),
+        ("x", ""),
+        ("a\nb\nc\n", "c\nb\na\n"),
+        ("𝄞\n𝄞\n", "𝄞x\n\n𝄞"),
+        ("a\r\n", "a\n"),
+    ],
+)
 def test_changes_rebuild_the_new_text(old, new) -> None:
     assert apply_changes(old, changes_between(old, new)) == new

@@ -27,8 +27,31 @@ PAYLOADS = [
 ]
 
 
-ALLOWED_TAGS = {"p", "a", "img", "code", "pre", "em", "strong", "h1", "h2", "h3", "ul", "ol",
-                "li", "blockquote", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "s"}
+ALLOWED_TAGS = {
+    "p",
+    "a",
+    "img",
+    "code",
+    "pre",
+    "em",
+    "strong",
+    "h1",
+    "h2",
+    "h3",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "br",
+    "hr",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "s",
+}
 
 
 class Elements(HTMLParser):
@@ -55,31 +78,46 @@ def test_no_markup_or_unsafe_url_survives(payload: str) -> None:
 
 
 def test_ordinary_markdown_renders() -> None:
-    html = render("# Title\n\n*em* and [site](https://example.com) and [note](other.md)\n\n"
-                  "| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~")
+    html = render(
+        "# Title\n\n*em* and [site](https://example.com) and [note](other.md)\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~"
+    )
     assert "<h1>Title</h1>" in html and "<em>em</em>" in html
     assert 'href="https://example.com" target="_blank" rel="noopener noreferrer"' in html
     assert '<a href="other.md">note</a>' in html
     assert "<table>" in html and "<s>gone</s>" in html
 
 
-@pytest.mark.parametrize(("url", "safe"), [
-    ("https://x.org", True), ("mailto:a@b.c", True), ("other.md", True), ("#top", True),
-    ("/abs", True), ("javascript:x", False), (" JAVASCRIPT:x", False), ("java\nscript:x", False),
-    ("data:image/png;base64,AA", False), ("file:///etc/passwd", False),
-])
+@pytest.mark.parametrize(
+    ("url", "safe"),
+    [
+        ("https://x.org", True),
+        ("mailto:a@b.c", True),
+        ("other.md", True),
+        ("#top", True),
+        ("/abs", True),
+        ("javascript:x", False),
+        (" JAVASCRIPT:x", False),
+        ("java\nscript:x", False),
+        ("data:image/png;base64,AA", False),
+        ("file:///etc/passwd", False),
+    ],
+)
 def test_is_safe_url(url: str, safe: bool) -> None:
     assert is_safe_url(url) is safe
 
 
-@pytest.mark.parametrize(("note", "href", "path"), [
-    ("projects/roadmap.md", "plan.md", "projects/plan.md"),
-    ("projects/roadmap.md", "../todo.md#x", "todo.md"),
-    ("todo.md", "%E6%97%A5%E8%A8%98/a.md", "日記/a.md"),
-    ("todo.md", "../escape.md", None),
-    ("todo.md", "https://x.org/a.md", None),
-    ("todo.md", "#heading", None),
-    ("todo.md", "image.png", None),
-])
+@pytest.mark.parametrize(
+    ("note", "href", "path"),
+    [
+        ("projects/roadmap.md", "plan.md", "projects/plan.md"),
+        ("projects/roadmap.md", "../todo.md#x", "todo.md"),
+        ("todo.md", "%E6%97%A5%E8%A8%98/a.md", "日記/a.md"),
+        ("todo.md", "../escape.md", None),
+        ("todo.md", "https://x.org/a.md", None),
+        ("todo.md", "#heading", None),
+        ("todo.md", "image.png", None),
+    ],
+)
 def test_resolve_link(note: str, href: str, path: str | None) -> None:
     assert resolve_link(note, href) == path

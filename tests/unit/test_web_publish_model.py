@@ -20,8 +20,14 @@ SNAP = {"bytes": 6, "sha256": "5891b5b522d5df08", "selection": {"anchor": 1, "he
 
 
 def wire(path="plan.md", view="edit", snapshot=SNAP, at="2026-11-30T12:00:00.000Z", **kw):
-    return pointer_wire(frame_id="f1", path=path, view=view, snapshot=snapshot,
-                        flushed=kw.get("flushed", True), captured_at=at)
+    return pointer_wire(
+        frame_id="f1",
+        path=path,
+        view=view,
+        snapshot=snapshot,
+        flushed=kw.get("flushed", True),
+        captured_at=at,
+    )
 
 
 def on() -> Publisher:
@@ -32,10 +38,17 @@ def on() -> Publisher:
 
 def test_the_pointer_is_the_codecs_own_object():
     w = wire()
-    assert w == {"v": 1, "path": "plan.md", "view": "edit", "frameId": "f1",
-                 "selection": {"anchor": 1, "head": 3}, "bytes": 6,
-                 "sha256": "5891b5b522d5df08", "flushed": True,
-                 "capturedAt": "2026-11-30T12:00:00.000Z"}
+    assert w == {
+        "v": 1,
+        "path": "plan.md",
+        "view": "edit",
+        "frameId": "f1",
+        "selection": {"anchor": 1, "head": 3},
+        "bytes": 6,
+        "sha256": "5891b5b522d5df08",
+        "flushed": True,
+        "capturedAt": "2026-11-30T12:00:00.000Z",
+    }
     assert from_columns(w["path"], w["view"], json.dumps(w)).to_wire() == w
     assert "selection" not in wire(view="preview")
 
@@ -99,12 +112,12 @@ def test_the_heartbeat_repeats_the_last_pointer_unchanged_while_visible():
     assert p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=500) is None
     body = p.decide(CHANGE, workspace_id="personal", wire=wire(), now=0)
     p.sent(body, 0)
-    assert p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=HEARTBEAT_SECONDS - 1) \
-        is None
+    assert (
+        p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=HEARTBEAT_SECONDS - 1) is None
+    )
     due = p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=HEARTBEAT_SECONDS)
     assert due is body  # the same capture time: the server only refreshes it
-    assert p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=1000,
-                    visible=False) is None
+    assert p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=1000, visible=False) is None
     assert HEARTBEAT_SECONDS < 120
     p.sent(p.decide(CHANGE, workspace_id="personal", wire=None, now=1000), 1000)
     assert p.decide(HEARTBEAT, workspace_id="personal", wire=None, now=5000) is None
@@ -117,6 +130,9 @@ def test_switching_and_a_409_start_from_nothing():
     assert not p.enabled and p.decide(FOCUS, workspace_id="personal", wire=wire(), now=1) is None
     p.switch(True)
     assert p.decide(CHANGE, workspace_id="personal", wire=wire(), now=2) is not None
-    assert p.close_body("personal") == {"windowId": "win-1", "workspaceId": "personal",
-                                        "pointer": None}
+    assert p.close_body("personal") == {
+        "windowId": "win-1",
+        "workspaceId": "personal",
+        "pointer": None,
+    }
     assert p.close_body(None) is None

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from app.quick_model import move, rank, score
 
-PATHS = ["welcome.md", "todo.md", "projects/roadmap.md", "projects/plan.md",
-         "meetings/2024-roadmap-review.md", "日記/今日のメモ.md", "archive/old/road trip.md"]
+PATHS = [
+    "welcome.md",
+    "todo.md",
+    "projects/roadmap.md",
+    "projects/plan.md",
+    "meetings/2024-roadmap-review.md",
+    "日記/今日のメモ.md",
+    "archive/old/road trip.md",
+]
 
 
 def test_subsequence_case_insensitive_or_nothing() -> None:
@@ -16,8 +23,7 @@ def test_subsequence_case_insensitive_or_nothing() -> None:
 
 
 def test_the_name_beats_folders_and_consecutive_letters_win() -> None:
-    assert rank("roadmap", PATHS)[:2] == ["projects/roadmap.md",
-                                           "meetings/2024-roadmap-review.md"]
+    assert rank("roadmap", PATHS)[:2] == ["projects/roadmap.md", "meetings/2024-roadmap-review.md"]
     assert rank("plan", PATHS)[0] == "projects/plan.md"
     # two word starts (road-, review) beat a letter inside "projects"
     assert rank("rr", PATHS)[0] == "meetings/2024-roadmap-review.md"
@@ -27,7 +33,10 @@ def test_the_name_beats_folders_and_consecutive_letters_win() -> None:
 
 def test_empty_query_lists_recent_first_then_a_to_z() -> None:
     assert rank("", PATHS, recent=["todo.md", "gone.md"])[:3] == [
-        "todo.md", "archive/old/road trip.md", "meetings/2024-roadmap-review.md"]
+        "todo.md",
+        "archive/old/road trip.md",
+        "meetings/2024-roadmap-review.md",
+    ]
     assert len(rank("", PATHS, limit=3)) == 3
 
 

@@ -16,8 +16,12 @@ def test_every_line_with_any_word_is_listed_with_its_number() -> None:
     found = matching_lines("a.md", "Kiwi here\nnothing\nA KIWI and a pear\npear", "kiwi pear")
     assert [line.number for line in found.lines] == [1, 3, 4]
     assert found.total == 3
-    assert found.lines[1].pieces == (("A ", False), ("KIWI", True), (" and a ", False),
-                                     ("pear", True))
+    assert found.lines[1].pieces == (
+        ("A ", False),
+        ("KIWI", True),
+        (" and a ", False),
+        ("pear", True),
+    )
 
 
 def test_the_pieces_give_the_text_back_and_markup_stays_text() -> None:
@@ -53,5 +57,6 @@ def test_a_server_snippet_is_marked_the_same_way() -> None:
 def test_summary_counts_lines_and_notes() -> None:
     assert summary([]) == "No note contains that."
     assert summary([matching_lines("a", "k\nk", "k"), matching_lines("b", "k", "k")]) == (
-        "3 lines in 2 notes")
+        "3 lines in 2 notes"
+    )
     assert summary([matching_lines("a", "k", "k")]) == "1 line in 1 note"

@@ -14,8 +14,16 @@ from app.tree_model import (
 
 
 def test_folders_nest_and_sort_before_notes() -> None:
-    root = build_tree(["welcome.md", "projects/roadmap.md", "b.md", "日記/今日.md",
-                       "projects/archive/old.md", "A.md"])
+    root = build_tree(
+        [
+            "welcome.md",
+            "projects/roadmap.md",
+            "b.md",
+            "日記/今日.md",
+            "projects/archive/old.md",
+            "A.md",
+        ]
+    )
     assert [f.name for f in root.folders] == ["projects", "日記"]
     assert [n.name for n in root.notes] == ["A.md", "b.md", "welcome.md"]
     projects = root.folders[0]
@@ -30,12 +38,15 @@ def test_empty_listing_is_an_empty_root() -> None:
     assert root.folders == [] and root.notes == []
 
 
-@pytest.mark.parametrize(("typed", "path"), [
-    ("ideas", "ideas.md"),
-    ("  projects/plan  ", "projects/plan.md"),
-    ("/notes.txt/", "notes.txt"),
-    ("日記/明日", "日記/明日.md"),
-])
+@pytest.mark.parametrize(
+    ("typed", "path"),
+    [
+        ("ideas", "ideas.md"),
+        ("  projects/plan  ", "projects/plan.md"),
+        ("/notes.txt/", "notes.txt"),
+        ("日記/明日", "日記/明日.md"),
+    ],
+)
 def test_clean_new_path(typed: str, path: str) -> None:
     assert clean_new_path(typed) == path
 
@@ -53,14 +64,17 @@ def test_copy_path_keeps_folder_and_extension() -> None:
     assert copy_path("README") == "README (conflict copy)"
 
 
-@pytest.mark.parametrize(("path", "selected"), [
-    ("projects/plan.md", "plan"),
-    ("todo.md", "todo"),
-    ("a/b/.hidden", ".hidden"),
-    ("notes/README", "README"),
-    ("日記/今日のメモ.md", "今日のメモ"),
-    ("v1.2/release.notes.md", "release.notes"),
-])
+@pytest.mark.parametrize(
+    ("path", "selected"),
+    [
+        ("projects/plan.md", "plan"),
+        ("todo.md", "todo"),
+        ("a/b/.hidden", ".hidden"),
+        ("notes/README", "README"),
+        ("日記/今日のメモ.md", "今日のメモ"),
+        ("v1.2/release.notes.md", "release.notes"),
+    ],
+)
 def test_rename_selects_the_name_only(path: str, selected: str) -> None:
     start, end = name_span(path)
     assert path[start:end] == selected
@@ -75,8 +89,14 @@ def _items(collapsed=frozenset()):
 
 
 def test_visible_rows_follow_the_drawing_order_and_skip_closed_folders() -> None:
-    assert [i.key for i in _items()] == ["projects/", "projects/a/", "projects/a/deep.md",
-                                         "projects/roadmap.md", "todo.md", "welcome.md"]
+    assert [i.key for i in _items()] == [
+        "projects/",
+        "projects/a/",
+        "projects/a/deep.md",
+        "projects/roadmap.md",
+        "todo.md",
+        "welcome.md",
+    ]
     assert [i.key for i in _items({"projects/"})] == ["projects/", "todo.md", "welcome.md"]
 
 

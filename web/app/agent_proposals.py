@@ -28,8 +28,15 @@ class AgentProposals:
         self.ctx, self.listeners = ctx, listeners
         self.cards: dict[str, tuple[ProposalCard, object]] = {}
         self.settled: set[str] = set()
-        self.el = h("section", {"class": "agent-proposals", "data-testid": "agent-proposals",
-                                "aria-label": "Edits proposed by your agents", "hidden": True})
+        self.el = h(
+            "section",
+            {
+                "class": "agent-proposals",
+                "data-testid": "agent-proposals",
+                "aria-label": "Edits proposed by your agents",
+                "hidden": True,
+            },
+        )
         listeners.on(document, "visibilitychange", self._on_visibility)
         spawn(self._poll())
 
@@ -61,16 +68,24 @@ class AgentProposals:
 
     def _add(self, proposal: dict) -> None:
         pid = proposal["proposalId"]
-        card = ProposalCard(self.ctx, self.listeners, None, {"result": proposal},
-                            url=f"{URL}/{quote(pid, safe='')}")
+        card = ProposalCard(
+            self.ctx, self.listeners, None, {"result": proposal}, url=f"{URL}/{quote(pid, safe='')}"
+        )
         card.el.dataset.testid = "agent-proposal"
         card.el.setAttribute("aria-label", title(proposal))
         card.el.querySelector(".proposal-title").textContent = title(proposal)
         if proposal.get("summary"):
             card.diff.before(h("p", {"class": "proposal-summary", "text": proposal["summary"]}))
-        dismiss = h("button", {"type": "button", "class": "small",
-                               "data-testid": "agent-proposal-dismiss", "text": "Dismiss",
-                               "hidden": True})
+        dismiss = h(
+            "button",
+            {
+                "type": "button",
+                "class": "small",
+                "data-testid": "agent-proposal-dismiss",
+                "text": "Dismiss",
+                "hidden": True,
+            },
+        )
         card.el.querySelector(".proposal-actions").append(dismiss)
         shown = card.show
 

@@ -17,8 +17,9 @@ def reconcile(
 ) -> tuple[list[dict], list[str]]:
     """(proposals to add, oldest first; card ids to drop) for the pending list just read."""
     pending_ids = {p.get("proposalId") for p in pending}
-    add = [p for p in pending if isinstance(p.get("proposalId"), str)
-           and p["proposalId"] not in shown]
+    add = [
+        p for p in pending if isinstance(p.get("proposalId"), str) and p["proposalId"] not in shown
+    ]
     drop = [pid for pid in shown if pid not in pending_ids and pid not in settled_here]
     return add, drop
 
@@ -27,5 +28,7 @@ def title(proposal: dict) -> str:
     """'Claude Code proposes an edit of notes/plan.md (personal)': the agent and the note."""
     source = proposal.get("source") or {}
     agent = source.get("name") or "An agent"
-    return f"{agent} proposes an edit of {proposal.get('path', '')} " \
-           f"({proposal.get('workspaceId', '')})"
+    return (
+        f"{agent} proposes an edit of {proposal.get('path', '')} "
+        f"({proposal.get('workspaceId', '')})"
+    )

@@ -27,20 +27,38 @@ def reach(token: dict) -> str:
 
 
 def claude_code(address: str, token: str = TOKEN_PLACEHOLDER) -> str:
-    return (f"claude mcp add --transport http {SERVER_NAME} {address} "
-            f"--header \"Authorization: Bearer {token}\"")
+    return (
+        f"claude mcp add --transport http {SERVER_NAME} {address} "
+        f'--header "Authorization: Bearer {token}"'
+    )
 
 
 def vscode(address: str, token: str = TOKEN_PLACEHOLDER) -> str:
-    return json.dumps({"servers": {SERVER_NAME: {
-        "type": "http", "url": address, "headers": {"Authorization": f"Bearer {token}"}}}},
-        indent=2, ensure_ascii=False)
+    return json.dumps(
+        {
+            "servers": {
+                SERVER_NAME: {
+                    "type": "http",
+                    "url": address,
+                    "headers": {"Authorization": f"Bearer {token}"},
+                }
+            }
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 def cursor(address: str, token: str = TOKEN_PLACEHOLDER) -> str:
-    return json.dumps({"mcpServers": {SERVER_NAME: {
-        "url": address, "headers": {"Authorization": f"Bearer {token}"}}}},
-        indent=2, ensure_ascii=False)
+    return json.dumps(
+        {
+            "mcpServers": {
+                SERVER_NAME: {"url": address, "headers": {"Authorization": f"Bearer {token}"}}
+            }
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 def snippets(address: str, token: str = TOKEN_PLACEHOLDER) -> list[tuple[str, str, str]]:

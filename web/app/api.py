@@ -42,9 +42,17 @@ async def _prefetched(url: str) -> Reply | None:
 class Api:
     """The page's one fetch helper; every request is same-origin with the session cookie."""
 
-    async def call(self, method: str, url: str, *, body: str | None = None, data=None,
-                   headers: dict | None = None, timeout: float = TIMEOUT,
-                   signal=None) -> Reply:
+    async def call(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: str | None = None,
+        data=None,
+        headers: dict | None = None,
+        timeout: float = TIMEOUT,
+        signal=None,
+    ) -> Reply:
         if method == "GET" and (early := await _prefetched(url)) is not None:
             return early
         options: dict = {"method": method, "credentials": "same-origin", "cache": "no-store"}
@@ -65,8 +73,16 @@ class Api:
             raise OfflineError("offline — retrying") from exc
         return Reply(response.status, {k.lower(): v for k, v in response.headers.items()}, text)
 
-    async def open(self, method: str, url: str, *, data=None, headers: dict | None = None,
-                   timeout: float = TIMEOUT, signal=None):
+    async def open(
+        self,
+        method: str,
+        url: str,
+        *,
+        data=None,
+        headers: dict | None = None,
+        timeout: float = TIMEOUT,
+        signal=None,
+    ):
         """Send a JSON request and answer once the headers are in: (status, headers, response).
 
         The body is left unread for the caller: `chunks(response)` for a stream, or `text()`.
@@ -74,13 +90,18 @@ class Api:
         sent = {**(headers or {}), "Content-Type": "application/json"}
         try:
             async with asyncio.timeout(timeout):
-                response = await pyfetch(url, method=method, credentials="same-origin",
-                                         cache="no-store", headers=sent, body=json.dumps(data),
-                                         signal=signal)
+                response = await pyfetch(
+                    url,
+                    method=method,
+                    credentials="same-origin",
+                    cache="no-store",
+                    headers=sent,
+                    body=json.dumps(data),
+                    signal=signal,
+                )
         except (OSError, TimeoutError) as exc:
             raise OfflineError("offline — retrying") from exc
-        return (response.status, {k.lower(): v for k, v in response.headers.items()},
-                response)
+        return (response.status, {k.lower(): v for k, v in response.headers.items()}, response)
 
     async def chunks(self, response, *, idle: float = TIMEOUT):
         """The body's bytes as they arrive (a read waits at most `idle` seconds)."""
@@ -115,8 +136,9 @@ class Api:
         raise ApiError.from_response(reply.status, reply.text)
 
     async def sign_in(self, username: str, password: str) -> dict:
-        reply = await self.ok("POST", "/api/session",
-                              data={"username": username, "password": password})
+        reply = await self.ok(
+            "POST", "/api/session", data={"username": username, "password": password}
+        )
         return reply.json() or {}
 
     async def sign_out(self) -> None:
@@ -135,8 +157,15 @@ class Api:
         reply = await self.ok("GET", doc_url(ws, path))
         return reply.text, parse_etag(reply.headers.get("etag"))
 
-    async def write(self, ws: str, path: str, text: str, *, if_match: str | None = None,
-                    create_only: bool = False) -> Reply:
+    async def write(
+        self,
+        ws: str,
+        path: str,
+        text: str,
+        *,
+        if_match: str | None = None,
+        create_only: bool = False,
+    ) -> Reply:
         """PUT the raw text; the caller reads 409/412 itself (conflicts are not errors)."""
         headers = {}
         if if_match:

@@ -72,8 +72,14 @@ def parse_etag(value: str | None) -> str | None:
     return value.strip('"') or None
 
 
-def popout_url(kind: str, frame_id: str, ws: str | None, path: str = "", view: str = "",
-               extra: dict[str, str] | None = None) -> str:
+def popout_url(
+    kind: str,
+    frame_id: str,
+    ws: str | None,
+    path: str = "",
+    view: str = "",
+    extra: dict[str, str] | None = None,
+) -> str:
     """The address of a popped-out frame's window: the same page with the frame in the query."""
     query = {"popout": kind, "frame": frame_id, "ws": ws or ""}
     if path:

@@ -42,8 +42,13 @@ class ChatView:
         self.container = container
         self.listeners = Listeners()
         self.storage = _LocalStorage()
-        self.chat = Chat(keys=ctx.key_sessions, turn=self._turn, store=ctx.store,
-                         storage=self.storage, pending=lambda: ctx.background_savers)
+        self.chat = Chat(
+            keys=ctx.key_sessions,
+            turn=self._turn,
+            store=ctx.store,
+            storage=self.storage,
+            pending=lambda: ctx.background_savers,
+        )
         self._restoring = False
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
@@ -56,45 +61,121 @@ class ChatView:
     def _build(self) -> None:
         input_id = f"assistant-input-{uuid.uuid4().hex[:8]}"
         self.chip_label = h("span", {"class": "chip-label"})
-        self.toggle = h("button", {"type": "button", "class": "chip-toggle", "text": "Ambient: on",
-                                   "data-testid": "ambient-toggle", "aria-pressed": "true",
-                                   "title": "Let the assistant know which note 'this note' means"})
-        self.chip = h("div", {"class": "ambient-chip", "data-testid": "ambient-chip",
-                              "data-path": "", "data-enabled": "true", "role": "status",
-                              "aria-live": "polite"}, self.chip_label, self.toggle)
+        self.toggle = h(
+            "button",
+            {
+                "type": "button",
+                "class": "chip-toggle",
+                "text": "Ambient: on",
+                "data-testid": "ambient-toggle",
+                "aria-pressed": "true",
+                "title": "Let the assistant know which note 'this note' means",
+            },
+        )
+        self.chip = h(
+            "div",
+            {
+                "class": "ambient-chip",
+                "data-testid": "ambient-chip",
+                "data-path": "",
+                "data-enabled": "true",
+                "role": "status",
+                "aria-live": "polite",
+            },
+            self.chip_label,
+            self.toggle,
+        )
         self.log = h("ol", {"class": "chat", "aria-label": "Conversation", "aria-live": "polite"})
-        self.input = h("textarea", {"id": input_id, "rows": "3", "data-testid": "assistant-input",
-                                    "placeholder": PLACEHOLDER, "title": PLACEHOLDER})
-        self.send_button = h("button", {"type": "submit", "text": "Send",
-                                        "data-testid": "assistant-send"})
-        self.stop_button = h("button", {"type": "button", "text": "Stop", "hidden": True,
-                                        "class": "stop", "data-testid": "assistant-stop",
-                                        "title": "Stop waiting for this reply"})
+        self.input = h(
+            "textarea",
+            {
+                "id": input_id,
+                "rows": "3",
+                "data-testid": "assistant-input",
+                "placeholder": PLACEHOLDER,
+                "title": PLACEHOLDER,
+            },
+        )
+        self.send_button = h(
+            "button", {"type": "submit", "text": "Send", "data-testid": "assistant-send"}
+        )
+        self.stop_button = h(
+            "button",
+            {
+                "type": "button",
+                "text": "Stop",
+                "hidden": True,
+                "class": "stop",
+                "data-testid": "assistant-stop",
+                "title": "Stop waiting for this reply",
+            },
+        )
         self._abort = None
         self._live = None  # the reply's bubble while it streams in
         self.status = h("p", {"class": "assistant-status", "role": "status"})
-        self.new_chat = h("button", {"type": "button", "class": "new-chat", "text": "New chat",
-                                     "data-testid": "conversation-new",
-                                     "title": "Start a new conversation"})
+        self.new_chat = h(
+            "button",
+            {
+                "type": "button",
+                "class": "new-chat",
+                "text": "New chat",
+                "data-testid": "conversation-new",
+                "title": "Start a new conversation",
+            },
+        )
         self.conversations = ConversationList(
-            self.ctx, self.listeners, storage=self.storage,
-            current=lambda: self.chat.conversation_id, on_open=self.open_conversation,
-            on_deleted=self._deleted, say=self._say)
+            self.ctx,
+            self.listeners,
+            storage=self.storage,
+            current=lambda: self.chat.conversation_id,
+            on_open=self.open_conversation,
+            on_deleted=self._deleted,
+            say=self._say,
+        )
         self.suggestions = h(
-            "div", {"class": "chat-suggestions", "data-testid": "chat-suggestions",
-                    "hidden": True},
+            "div",
+            {"class": "chat-suggestions", "data-testid": "chat-suggestions", "hidden": True},
             h("p", {"text": "Try asking:"}),
-            *[h("button", {"type": "button", "class": "suggestion", "text": s.label,
-                           "data-testid": "chat-suggestion", "data-index": str(index)})
-              for index, s in enumerate(SUGGESTIONS)])
-        form = h("form", {"class": "composer"},
-                 h("label", {"for": input_id, "class": "visually-hidden",
-                             "text": "Message the assistant"}),
-                 self.input, self.stop_button, self.send_button)
-        bar = h("div", {"class": "assistant-bar"}, self.chip, self.conversations.toggle,
-                self.new_chat)
-        self.container.append(h("div", {"class": "assistant"}, bar, self.conversations.list,
-                                self.log, self.suggestions, self.status, form))
+            *[
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "suggestion",
+                        "text": s.label,
+                        "data-testid": "chat-suggestion",
+                        "data-index": str(index),
+                    },
+                )
+                for index, s in enumerate(SUGGESTIONS)
+            ],
+        )
+        form = h(
+            "form",
+            {"class": "composer"},
+            h(
+                "label",
+                {"for": input_id, "class": "visually-hidden", "text": "Message the assistant"},
+            ),
+            self.input,
+            self.stop_button,
+            self.send_button,
+        )
+        bar = h(
+            "div", {"class": "assistant-bar"}, self.chip, self.conversations.toggle, self.new_chat
+        )
+        self.container.append(
+            h(
+                "div",
+                {"class": "assistant"},
+                bar,
+                self.conversations.list,
+                self.log,
+                self.suggestions,
+                self.status,
+                form,
+            )
+        )
         self.listeners.on(self.toggle, "click", lambda event: self.flip_toggle())
         self.listeners.on(self.new_chat, "click", lambda event: self.start_new_chat())
         self.listeners.on(self.stop_button, "click", lambda event: self.stop())
@@ -129,8 +210,9 @@ class ChatView:
         elif elsewhere := self._elsewhere():
             # Honest about why: "this note" is only a note open in this window.
             names = ", ".join(elsewhere[:2]) + (" …" if len(elsewhere) > 2 else "")
-            self.chip_label.textContent = (f"No note open in this window ({names} is open in "
-                                           "another window)")
+            self.chip_label.textContent = (
+                f"No note open in this window ({names} is open in another window)"
+            )
         else:
             self.chip_label.textContent = "No note open"
         self.chip.dataset.elsewhere = "true" if (on and not runtime and self._elsewhere()) else ""
@@ -206,8 +288,12 @@ class ChatView:
             if conversation_id != self.chat.conversation_id:
                 return
             for message in data.get("messages", []):
-                self.add_message(message.get("role", "assistant"), message.get("content", ""),
-                                 message.get("toolCalls") or [], restored=True)
+                self.add_message(
+                    message.get("role", "assistant"),
+                    message.get("content", ""),
+                    message.get("toolCalls") or [],
+                    restored=True,
+                )
         finally:
             if conversation_id == self.chat.conversation_id:
                 self._restoring = False
@@ -226,8 +312,9 @@ class ChatView:
             end = len(suggestion.text)
             self.input.setSelectionRange(end, end)
 
-    def add_message(self, role: str, text: str, tool_calls=(), restored: bool = False,
-                    replace=None) -> None:
+    def add_message(
+        self, role: str, text: str, tool_calls=(), restored: bool = False, replace=None
+    ) -> None:
         body = h("div", {"class": "message-text"})
         if role == "assistant":
             known = getattr(self.ctx, "known_paths", None) or set()
@@ -237,12 +324,24 @@ class ChatView:
             body.classList.add("markdown")
         else:
             body.textContent = text
-        cards = [ProposalCard(self.ctx, self.listeners, self.chat.conversation_id, call,
-                              return_focus=lambda: self.input.focus())
-                 for call in tool_calls if is_proposal(call)]
-        item = h("li", {"class": f"message {role}", "data-testid": "assistant-message",
-                        "data-role": role}, _tool_calls(tool_calls), body,
-                 *[card.el for card in cards])
+        cards = [
+            ProposalCard(
+                self.ctx,
+                self.listeners,
+                self.chat.conversation_id,
+                call,
+                return_focus=lambda: self.input.focus(),
+            )
+            for call in tool_calls
+            if is_proposal(call)
+        ]
+        item = h(
+            "li",
+            {"class": f"message {role}", "data-testid": "assistant-message", "data-role": role},
+            _tool_calls(tool_calls),
+            body,
+            *[card.el for card in cards],
+        )
         if restored:  # a reload shows each proposal's outcome
             for card in cards:
                 spawn(card.refresh())
@@ -304,9 +403,17 @@ class ChatView:
         spawn(self.conversations.refresh(self.chat.workspace))  # its title, count, order
         if sent.stopped:  # the user's message stays; the box is free for the next one
             if sent.current:
-                self.log.append(h("li", {"class": "message notice", "data-role": "notice",
-                                         "data-testid": "assistant-message",
-                                         "text": "Stopped."}))
+                self.log.append(
+                    h(
+                        "li",
+                        {
+                            "class": "message notice",
+                            "data-role": "notice",
+                            "data-testid": "assistant-message",
+                            "text": "Stopped.",
+                        },
+                    )
+                )
                 self._sync_empty()
             self.status.textContent = ""
             self.input.focus()
@@ -317,8 +424,12 @@ class ChatView:
             self.status.textContent = f"Not sent: {sent.error}"
             return
         if sent.current:
-            self.add_message("assistant", sent.reply.get("reply", ""),
-                             sent.reply.get("toolCalls") or [], replace=live)
+            self.add_message(
+                "assistant",
+                sent.reply.get("reply", ""),
+                sent.reply.get("toolCalls") or [],
+                replace=live,
+            )
         self.status.textContent = ""
 
     def stop(self) -> None:
@@ -332,8 +443,13 @@ class ChatView:
         signal = self._abort.signal if self._abort is not None else None
         api = self.ctx.api
         status, got, response = await api.open(
-            "POST", TURNS_URL, data=body, signal=signal, timeout=TURN_TIMEOUT,
-            headers={**headers, "Accept": STREAM_TYPE})
+            "POST",
+            TURNS_URL,
+            data=body,
+            signal=signal,
+            timeout=TURN_TIMEOUT,
+            headers={**headers, "Accept": STREAM_TYPE},
+        )
         if status >= 400 or not got.get("content-type", "").startswith(STREAM_TYPE):
             text = str(await response.text())  # a check refused it, or a server without streams
             if status >= 500:
@@ -353,9 +469,16 @@ class ChatView:
     def _live_bubble(self):
         if self._live is None:
             # data-role "streaming" until `done`: the final form (links, tools, cards) replaces it
-            self._live = h("li", {"class": "message assistant", "data-role": "streaming",
-                                  "data-testid": "assistant-message", "data-streaming": "true"},
-                           h("div", {"class": "message-text"}))
+            self._live = h(
+                "li",
+                {
+                    "class": "message assistant",
+                    "data-role": "streaming",
+                    "data-testid": "assistant-message",
+                    "data-streaming": "true",
+                },
+                h("div", {"class": "message-text"}),
+            )
             self.log.append(self._live)
             self._sync_empty()
         self.log.scrollTop = self.log.scrollHeight
@@ -376,9 +499,12 @@ def _tool_calls(calls):
         return None
     names = ", ".join(dict.fromkeys(str(call.get("tool", "")) for call in calls))
     noun = "tool" if len(calls) == 1 else "tools"
-    return h("details", {"class": "tool-calls", "data-testid": "tool-calls"},
-             h("summary", {"text": f"Used {len(calls)} {noun}: {names}"}),
-             *[_tool_call(call) for call in calls])
+    return h(
+        "details",
+        {"class": "tool-calls", "data-testid": "tool-calls"},
+        h("summary", {"text": f"Used {len(calls)} {noun}: {names}"}),
+        *[_tool_call(call) for call in calls],
+    )
 
 
 def _tool_call(call: dict):
@@ -386,10 +512,12 @@ def _tool_call(call: dict):
     args = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
     state = "stale" if result.get("stale") else "ok" if result.get("ok") else "failed"
     shown = str(result.get("text") or "")
-    return h("div", {"class": "tool-call", "data-testid": "tool-call",
-                     "data-tool": str(call.get("tool", ""))},
-             h("p", {"class": "tool-call-head", "text": f"{call.get('tool')}({args}) — {state}"}),
-             h("pre", {"text": shown[:4000] + ("…" if len(shown) > 4000 else "")}))
+    return h(
+        "div",
+        {"class": "tool-call", "data-testid": "tool-call", "data-tool": str(call.get("tool", ""))},
+        h("p", {"class": "tool-call-head", "text": f"{call.get('tool')}({args}) — {state}"}),
+        h("pre", {"text": shown[:4000] + ("…" if len(shown) > 4000 else "")}),
+    )
 
 
 def mount(container, ctx) -> ChatView:

@@ -18,7 +18,12 @@ from app.merge_model import CONFLICT as CLASH
 from app.merge_model import KEEP, MERGED, reconcile
 
 SAVED, PENDING, SAVING, OFFLINE, CONFLICT, ERROR = (
-    "saved", "pending", "saving", "offline", "conflict", "error",
+    "saved",
+    "pending",
+    "saving",
+    "offline",
+    "conflict",
+    "error",
 )
 DELETED = "deleted"  # deleted elsewhere: the text stays on screen; the next edit saves it again
 
@@ -133,8 +138,9 @@ class Autosaver:
 
     # -- changes made elsewhere ------------------------------------------------------------
 
-    async def refresh(self, hint: str | None = None, *, missing_is_gone: bool = False
-                      ) -> str | None:
+    async def refresh(
+        self, hint: str | None = None, *, missing_is_gone: bool = False
+    ) -> str | None:
         """The saved copy may have changed elsewhere (revision `hint`, if known): catch up.
 
         Waits for a save in flight first (it may be the change announced; if not, it meets

@@ -26,8 +26,12 @@ async def main() -> None:
         # 1. Which window is this: the main one, or a popped-out frame (from its query)?
         request = popout_request(parse_query(str(window.location.search)))
         # 2. The context: one API helper and one ambient store for this realm.
-        ctx = App(api=Api(), store=make_store(), window_role="popout" if request else "main",
-                  params=parse_query(str(window.location.search)))
+        ctx = App(
+            api=Api(),
+            store=make_store(),
+            window_role="popout" if request else "main",
+            params=parse_query(str(window.location.search)),
+        )
         window.ana_ctx = ctx  # the console and bench/page_js.py reach the store through it
         ctx.windows = OtherWindows(ctx)  # which notes the pop-outs show (the chip says so)
         shell = Shell(ctx, root)

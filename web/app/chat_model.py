@@ -184,8 +184,9 @@ class Chat:
         try:
             headers = {KEY_SESSION_HEADER: await self._keys.get(workspace)}
             enabled = self.ambient_enabled()
-            ambient = await capture(self._store, enabled=enabled,
-                                    since_epoch=epoch, also_flush=list(self._pending()))
+            ambient = await capture(
+                self._store, enabled=enabled, since_epoch=epoch, also_flush=list(self._pending())
+            )
             if not enabled:  # nothing captured; the server says "this note" is off
                 headers[AMBIENT_OFF_HEADER] = "1"
             elif ambient.header:
@@ -207,8 +208,12 @@ class Chat:
             if not self._stop:
                 with suppress(Exception):
                     self._keys.forget(workspace)
-                return Sent(conversation, error=describe(failure), restarted=restarted,
-                            current=conversation == self.conversation_id)
+                return Sent(
+                    conversation,
+                    error=describe(failure),
+                    restarted=restarted,
+                    current=conversation == self.conversation_id,
+                )
         finally:
             self.sending = False
         current = conversation == self.conversation_id
@@ -255,7 +260,7 @@ def link_spans(text: str, known: Collection[str], default_path: str | None = Non
                 continue
             path = current
         if match.start() > done:
-            spans.append(Span(text[done:match.start()]))
+            spans.append(Span(text[done : match.start()]))
         spans.append(Span(match.group(0), path, line))
         done = match.end()
     if done < len(text) or not spans:

@@ -97,8 +97,9 @@ class App:
 
     # -- listing ---------------------------------------------------------------------------
 
-    async def current_documents(self, say: Callable[[str], None],
-                                noun: str) -> tuple[str, list[dict]] | None:
+    async def current_documents(
+        self, say: Callable[[str], None], noun: str
+    ) -> tuple[str, list[dict]] | None:
         """The current workspace's documents for a list view; `say` shows progress and failure.
 
         None when there is no workspace, when listing failed (said in words), or when the user
@@ -117,11 +118,13 @@ class App:
 
     # -- navigation (the frameset does the work) ---------------------------------------
 
-    async def open_note(self, path: str, *, new_frame: bool = False,
-                        line: int | None = None) -> None:
+    async def open_note(
+        self, path: str, *, new_frame: bool = False, line: int | None = None
+    ) -> None:
         """Open a note in the active Inbox frame; with `line`, in Edit at that line."""
         if self.frameset:
-            frame = await self.frameset.open_note(path, new_frame=new_frame,
-                                                  view="edit" if line else None)
+            frame = await self.frameset.open_note(
+                path, new_frame=new_frame, view="edit" if line else None
+            )
             if line and frame is not None:
                 frame.goto_line(line)

@@ -24,9 +24,17 @@ OPEN_KEY = "ana.conversations.open"  # localStorage: "0" when the user folded th
 class ConversationList:
     """`el` holds the toggle, the list and its status; one delegated click listener."""
 
-    def __init__(self, ctx, listeners: Listeners, *, storage, current: Callable[[], str | None],
-                 on_open: Callable[[str], None], on_deleted: Callable[[str], None],
-                 say: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        ctx,
+        listeners: Listeners,
+        *,
+        storage,
+        current: Callable[[], str | None],
+        on_open: Callable[[str], None],
+        on_deleted: Callable[[str], None],
+        say: Callable[[str], None],
+    ) -> None:
         self.ctx = ctx
         self.storage = storage
         self.on_open = on_open
@@ -36,12 +44,25 @@ class ConversationList:
         self.current = current  # the open conversation's id
         self.workspace: str | None = None
         expanded = storage.get(OPEN_KEY) != "0"
-        self.toggle = h("button", {"type": "button", "class": "conversation-toggle",
-                                   "data-testid": "conversation-toggle",
-                                   "aria-expanded": "true" if expanded else "false",
-                                   "text": "Conversations"})
-        self.list = h("ul", {"class": "conversation-list", "data-testid": "conversation-list",
-                             "aria-label": "Your conversations", "hidden": not expanded})
+        self.toggle = h(
+            "button",
+            {
+                "type": "button",
+                "class": "conversation-toggle",
+                "data-testid": "conversation-toggle",
+                "aria-expanded": "true" if expanded else "false",
+                "text": "Conversations",
+            },
+        )
+        self.list = h(
+            "ul",
+            {
+                "class": "conversation-list",
+                "data-testid": "conversation-list",
+                "aria-label": "Your conversations",
+                "hidden": not expanded,
+            },
+        )
         listeners.on(self.toggle, "click", lambda event: self.flip())
         listeners.on(self.list, "click", self._click)
         listeners.on(self.list, "keydown", self._keydown)
@@ -86,17 +107,33 @@ class ConversationList:
         title = shown_title(item)
         when = ago(item.updated_at, now)
         meta = " · ".join(part for part in (count_label(item.message_count), when) if part)
-        return h("li", {"class": "conversation", "data-conversation-id": item.conversation_id},
-                 h("button", {"type": "button", "class": "conversation-open",
-                              "data-testid": "conversation-item",
-                              "data-conversation-id": item.conversation_id,
-                              "title": f"Open: {title}"},
-                   h("span", {"class": "conversation-title", "text": title}),
-                   h("span", {"class": "conversation-meta", "text": meta})),
-                 h("button", {"type": "button", "class": "conversation-delete",
-                              "data-testid": "conversation-delete", "text": "×",
-                              "aria-label": f"Delete the conversation “{title}”",
-                              "title": "Delete this conversation"}))
+        return h(
+            "li",
+            {"class": "conversation", "data-conversation-id": item.conversation_id},
+            h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "conversation-open",
+                    "data-testid": "conversation-item",
+                    "data-conversation-id": item.conversation_id,
+                    "title": f"Open: {title}",
+                },
+                h("span", {"class": "conversation-title", "text": title}),
+                h("span", {"class": "conversation-meta", "text": meta}),
+            ),
+            h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "conversation-delete",
+                    "data-testid": "conversation-delete",
+                    "text": "×",
+                    "aria-label": f"Delete the conversation “{title}”",
+                    "title": "Delete this conversation",
+                },
+            ),
+        )
 
     # -- clicks ------------------------------------------------------------------------
     def _click(self, event) -> None:
@@ -125,14 +162,27 @@ class ConversationList:
         """Deleting cannot be undone: the row asks first (Escape or Cancel keeps it)."""
         for button in row.querySelectorAll("button"):
             button.hidden = True
-        cancel = h("button", {"type": "button", "data-testid": "conversation-delete-cancel",
-                              "text": "Cancel"})
-        row.append(h("span", {"class": "confirm", "role": "group"},
-                     h("span", {"text": "Delete this conversation?"}),
-                     h("button", {"type": "button", "class": "danger",
-                                  "data-testid": "conversation-delete-confirm",
-                                  "text": "Delete"}),
-                     cancel))
+        cancel = h(
+            "button",
+            {"type": "button", "data-testid": "conversation-delete-cancel", "text": "Cancel"},
+        )
+        row.append(
+            h(
+                "span",
+                {"class": "confirm", "role": "group"},
+                h("span", {"text": "Delete this conversation?"}),
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "danger",
+                        "data-testid": "conversation-delete-confirm",
+                        "text": "Delete",
+                    },
+                ),
+                cancel,
+            )
+        )
         cancel.focus()
 
     def _unconfirm(self, row) -> None:

@@ -37,12 +37,14 @@ def parse_listing(data: object) -> list[Listed]:
         if not isinstance(item, dict) or not isinstance(item.get("conversationId"), str):
             continue
         count = item.get("messageCount")
-        out.append(Listed(
-            conversation_id=item["conversationId"],
-            title=str(item.get("title") or ""),
-            updated_at=str(item.get("updatedAt") or ""),
-            message_count=count if isinstance(count, int) else 0,
-        ))
+        out.append(
+            Listed(
+                conversation_id=item["conversationId"],
+                title=str(item.get("title") or ""),
+                updated_at=str(item.get("updatedAt") or ""),
+                message_count=count if isinstance(count, int) else 0,
+            )
+        )
     return out
 
 

@@ -89,9 +89,11 @@ class Listeners:
         late for that: a form would already have been submitted)."""
         handler = guard(fn)
         if prevent:
+
             def handler(event, _inner=handler):
                 event.preventDefault()
                 return _inner(event)
+
         proxy = create_proxy(handler)
         el.addEventListener(event, proxy, capture)
         self._items.append((el, event, proxy))

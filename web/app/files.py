@@ -16,8 +16,11 @@ class FilesFrame(Frame):
 
     def __init__(self, frameset, frame_id: str) -> None:
         super().__init__(frameset, frame_id)
-        refresh = h("button", {"type": "button", "class": "small",
-                               "data-testid": "files-refresh"}, "Refresh")
+        refresh = h(
+            "button",
+            {"type": "button", "class": "small", "data-testid": "files-refresh"},
+            "Refresh",
+        )
         self.listeners.on(refresh, "click", lambda event: self.load())
         self.summary = h("p", {"class": "files-summary", "role": "status"})
         self.table_host = h("div", {"class": "files-table"})
@@ -48,23 +51,57 @@ class FilesFrame(Frame):
         rows = []
         for doc in sorted(docs, key=lambda d: d["path"].casefold()):
             path = doc["path"]
-            rows.append(h(
-                "tr", {},
-                h("th", {"scope": "row"},
-                  h("button", {"type": "button", "class": "link", "data-testid": "file-link",
-                               "data-path": path, "text": path})),
-                h("td", {"class": "num", "text": human_size(int(doc.get("bytes", 0)))}),
-                h("td", {}, h("time", {"datetime": doc.get("updatedAt", ""),
-                                       "text": short_time(str(doc.get("updatedAt", "")))})),
-            ))
-        self.table_host.replaceChildren(h(
-            "table", {},
-            h("caption", {"class": "visually-hidden", "text": f"Documents in {ws}"}),
-            h("thead", {}, h("tr", {}, h("th", {"scope": "col", "text": "Path"}),
-                             h("th", {"scope": "col", "text": "Size"}),
-                             h("th", {"scope": "col", "text": "Updated (UTC)"}))),
-            h("tbody", {}, *rows),
-        ))
+            rows.append(
+                h(
+                    "tr",
+                    {},
+                    h(
+                        "th",
+                        {"scope": "row"},
+                        h(
+                            "button",
+                            {
+                                "type": "button",
+                                "class": "link",
+                                "data-testid": "file-link",
+                                "data-path": path,
+                                "text": path,
+                            },
+                        ),
+                    ),
+                    h("td", {"class": "num", "text": human_size(int(doc.get("bytes", 0)))}),
+                    h(
+                        "td",
+                        {},
+                        h(
+                            "time",
+                            {
+                                "datetime": doc.get("updatedAt", ""),
+                                "text": short_time(str(doc.get("updatedAt", ""))),
+                            },
+                        ),
+                    ),
+                )
+            )
+        self.table_host.replaceChildren(
+            h(
+                "table",
+                {},
+                h("caption", {"class": "visually-hidden", "text": f"Documents in {ws}"}),
+                h(
+                    "thead",
+                    {},
+                    h(
+                        "tr",
+                        {},
+                        h("th", {"scope": "col", "text": "Path"}),
+                        h("th", {"scope": "col", "text": "Size"}),
+                        h("th", {"scope": "col", "text": "Updated (UTC)"}),
+                    ),
+                ),
+                h("tbody", {}, *rows),
+            )
+        )
 
     def _on_click(self, event):
         button = event.target.closest("[data-testid=file-link]")

@@ -20,22 +20,49 @@ class Frame:
         self.heading = h("h2", {"id": heading_id, "class": "frame-title", "text": self.title})
         popout = None
         if self.ctx.window_role == "main":
-            popout = h("button", {"type": "button", "class": "icon", "data-testid": "frame-popout",
-                                  "aria-label": f"Pop out {self.title} frame",
-                                  "title": "Pop out to a new window"}, "↗")
+            popout = h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "icon",
+                    "data-testid": "frame-popout",
+                    "aria-label": f"Pop out {self.title} frame",
+                    "title": "Pop out to a new window",
+                },
+                "↗",
+            )
             self.listeners.on(popout, "click", lambda event: self.frameset.popout(self))
-        close = h("button", {"type": "button", "class": "icon", "data-testid": "frame-close",
-                             "aria-label": f"Close {self.title} frame", "title": "Close"}, "✕")
+        close = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "frame-close",
+                "aria-label": f"Close {self.title} frame",
+                "title": "Close",
+            },
+            "✕",
+        )
         self.listeners.on(close, "click", lambda event: self.frameset.close(self))
         self.popout_button, self.close_button = popout, close
         self.body = h("div", {"class": "frame-body"})
         self.el = h(
             "section",
-            {"class": f"frame frame-{self.kind}", "data-testid": "frame", "data-frame-id": frame_id,
-             "data-frame-kind": self.kind, "data-active": "false", "aria-labelledby": heading_id,
-             "tabindex": "-1"},
-            h("header", {"class": "frame-bar"}, self.heading,
-              h("div", {"class": "frame-actions"}, popout, close)),
+            {
+                "class": f"frame frame-{self.kind}",
+                "data-testid": "frame",
+                "data-frame-id": frame_id,
+                "data-frame-kind": self.kind,
+                "data-active": "false",
+                "aria-labelledby": heading_id,
+                "tabindex": "-1",
+            },
+            h(
+                "header",
+                {"class": "frame-bar"},
+                self.heading,
+                h("div", {"class": "frame-actions"}, popout, close),
+            ),
             self.body,
         )
         # Activation (SPEC §2): a pointer-down or focus anywhere inside the frame.

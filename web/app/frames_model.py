@@ -66,9 +66,12 @@ def encode(frames: list[dict], active: int | None) -> str:
     for frame in frames[:FRAMES_LIMIT]:
         item = {"kind": frame["kind"]}
         if frame["kind"] == "inbox":
-            item.update(path=frame.get("path") or "", view=frame.get("view") or "edit",
-                        history=list(frame.get("history") or [])[-HISTORY_LIMIT:],
-                        index=frame.get("index", -1))
+            item.update(
+                path=frame.get("path") or "",
+                view=frame.get("view") or "edit",
+                history=list(frame.get("history") or [])[-HISTORY_LIMIT:],
+                index=frame.get("index", -1),
+            )
         kept.append(item)
     return json.dumps({"frames": kept, "active": active}, ensure_ascii=False)
 
@@ -90,10 +93,12 @@ def decode(raw: str | None) -> tuple[list[dict], int | None]:
             path = item.get("path")
             history = [p for p in item.get("history") or [] if isinstance(p, str) and p]
             index = item.get("index")
-            frame.update(path=path if isinstance(path, str) else "",
-                         view=item.get("view") if item.get("view") in VIEWS else "edit",
-                         history=history[-HISTORY_LIMIT:],
-                         index=index if isinstance(index, int) else -1)
+            frame.update(
+                path=path if isinstance(path, str) else "",
+                view=item.get("view") if item.get("view") in VIEWS else "edit",
+                history=history[-HISTORY_LIMIT:],
+                index=index if isinstance(index, int) else -1,
+            )
         frames.append(frame)
     active = data.get("active")
     if not isinstance(active, int) or not 0 <= active < len(frames):

@@ -21,8 +21,9 @@ POPOUT_FLUSH_SECONDS = 5.0
 
 def reveal(el) -> None:
     """Scroll the element into view only as far as needed (no jump when it already shows)."""
-    el.scrollIntoView(to_js({"block": "nearest", "inline": "nearest"},
-                            dict_converter=Object.fromEntries))
+    el.scrollIntoView(
+        to_js({"block": "nearest", "inline": "nearest"}, dict_converter=Object.fromEntries)
+    )
 
 
 def new_frame_id() -> str:
@@ -65,8 +66,12 @@ class Frameset:
         for frame in self._frames:
             item = {"kind": frame.kind}
             if frame.kind == "inbox":
-                item.update(path=frame.path, view=frame.view, history=frame.history.paths,
-                            index=frame.history.index)
+                item.update(
+                    path=frame.path,
+                    view=frame.view,
+                    history=frame.history.paths,
+                    index=frame.history.index,
+                )
             frames.append(item)
         active = self._frames.index(self.active) if self.active in self._frames else None
         return frames, active
@@ -166,15 +171,18 @@ class Frameset:
         except TimeoutError:
             saved = False
         if not saved:
-            message = ("This note has changes that could not be saved yet, so it stays here "
-                       "for now. Try popping it out again once it says Saved.")
+            message = (
+                "This note has changes that could not be saved yet, so it stays here "
+                "for now. Try popping it out again once it says Saved."
+            )
             self.ctx.say(message)
             spawn(self._unsay_when_saved(frame, message))
             return
         query = frame.popout_query()
         ws = query.pop("ws", None) or self.ctx.workspace_id
-        url = popout_url(frame.kind, frame.id, ws, query.pop("path", ""), query.pop("view", ""),
-                         extra=query)
+        url = popout_url(
+            frame.kind, frame.id, ws, query.pop("path", ""), query.pop("view", ""), extra=query
+        )
         opened = window.open(url, f"ana-{frame.id}", "popup,width=720,height=760")
         if not opened:  # JS null (jsnull) is falsy
             self.ctx.say("The browser blocked the new window. Allow pop-ups for this page.")
@@ -209,6 +217,13 @@ class Frameset:
         if self._frames and empty:
             empty.remove()
         elif not self._frames and not empty:
-            self.el.append(h("p", {"class": "frameset-empty", "text":
-                                   "No frames open. Use the toolbar to open an Inbox, "
-                                   "Assistant or Files frame."}))
+            self.el.append(
+                h(
+                    "p",
+                    {
+                        "class": "frameset-empty",
+                        "text": "No frames open. Use the toolbar to open an Inbox, "
+                        "Assistant or Files frame.",
+                    },
+                )
+            )

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-ACTIONS = {"create": "created it", "edit": "edited", "restore": "restored an earlier version",
-           "move": "renamed it", "delete": "deleted it"}
+ACTIONS = {
+    "create": "created it",
+    "edit": "edited",
+    "restore": "restored an earlier version",
+    "move": "renamed it",
+    "delete": "deleted it",
+}
 
 
 @dataclass(frozen=True)
@@ -40,20 +45,28 @@ def parse_revisions(data: object) -> list[Revision]:
     rows = data.get("revisions") if isinstance(data, dict) else None
     out = []
     for entry in rows if isinstance(rows, list) else []:
-        if not isinstance(entry, dict) or isinstance(entry.get("revision"), bool) or not (
-                isinstance(entry.get("revision"), (int, str))):
+        if (
+            not isinstance(entry, dict)
+            or isinstance(entry.get("revision"), bool)
+            or not (isinstance(entry.get("revision"), (int, str)))
+        ):
             continue
         source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
-        out.append(Revision(
-            revision=str(entry["revision"]), source=str(source.get("kind") or "page"),
-            who=who(entry), what=ACTIONS.get(str(entry.get("action")), "changed it"),
-            saved_at=str(entry.get("savedAt") or entry.get("saved_at") or ""),
-            current=bool(entry.get("current"))))
+        out.append(
+            Revision(
+                revision=str(entry["revision"]),
+                source=str(source.get("kind") or "page"),
+                who=who(entry),
+                what=ACTIONS.get(str(entry.get("action")), "changed it"),
+                saved_at=str(entry.get("savedAt") or entry.get("saved_at") or ""),
+                current=bool(entry.get("current")),
+            )
+        )
     return out
 
 
 def when(saved_at: str, now: datetime) -> str:
-    """"just now", "5 min ago", "3 h ago", or the UTC date and time for older ones."""
+    """ "just now", "5 min ago", "3 h ago", or the UTC date and time for older ones."""
     try:
         moment = datetime.fromisoformat(saved_at)
     except ValueError:

@@ -28,20 +28,38 @@ class HistoryPanel:
         self._diff = None
         self._rows: dict[str, Revision] = {}
         self._generation = 0
-        self.button = h("button", {"type": "button", "class": "history-open",
-                                   "data-testid": "history-open", "aria-expanded": "false",
-                                   "title": "Who changed this note, and earlier versions"},
-                        "History")
+        self.button = h(
+            "button",
+            {
+                "type": "button",
+                "class": "history-open",
+                "data-testid": "history-open",
+                "aria-expanded": "false",
+                "title": "Who changed this note, and earlier versions",
+            },
+            "History",
+        )
         self.list = h("ol", {"class": "history-list", "aria-label": "Revisions, newest first"})
         self.message = h("p", {"class": "history-message", "role": "status"})
         self.diff_host = h("div", {"class": "history-diff"})
-        self.restore_button = h("button", {"type": "button", "class": "primary",
-                                           "data-testid": "history-restore", "hidden": True},
-                                "Restore this version")
-        self.panel = h("section", {"class": "history-panel", "hidden": True,
-                                   "aria-label": "History of this note"},
-                       self.list, self.message, self.diff_host,
-                       h("div", {"class": "history-actions"}, self.restore_button))
+        self.restore_button = h(
+            "button",
+            {
+                "type": "button",
+                "class": "primary",
+                "data-testid": "history-restore",
+                "hidden": True,
+            },
+            "Restore this version",
+        )
+        self.panel = h(
+            "section",
+            {"class": "history-panel", "hidden": True, "aria-label": "History of this note"},
+            self.list,
+            self.message,
+            self.diff_host,
+            h("div", {"class": "history-actions"}, self.restore_button),
+        )
         frame.listeners.on(self.button, "click", lambda event: self.toggle())
         frame.listeners.on(self.list, "click", self._on_pick)
         frame.listeners.on(self.restore_button, "click", lambda event: self.restore())
@@ -95,19 +113,40 @@ class HistoryPanel:
             label = f"{row.who} {row.what}, {when(row.saved_at, now)}"
             if row.current:
                 label += " (the current version)"
-            items.append(h("li", {}, h(
-                "button", {"type": "button", "class": "history-item",
-                           "data-testid": "history-item", "data-revision": row.revision,
-                           "data-source": row.source, "data-current": str(row.current).lower(),
-                           "aria-pressed": "false", "title": row.saved_at}, label)))
+            items.append(
+                h(
+                    "li",
+                    {},
+                    h(
+                        "button",
+                        {
+                            "type": "button",
+                            "class": "history-item",
+                            "data-testid": "history-item",
+                            "data-revision": row.revision,
+                            "data-source": row.source,
+                            "data-current": str(row.current).lower(),
+                            "aria-pressed": "false",
+                            "title": row.saved_at,
+                        },
+                        label,
+                    ),
+                )
+            )
         self.list.replaceChildren(*items)
-        self.message.textContent = ("Pick a version to see how it differs from the text on "
-                                    "screen." if rows else "No earlier versions are kept.")
+        self.message.textContent = (
+            "Pick a version to see how it differs from the text on screen."
+            if rows
+            else "No earlier versions are kept."
+        )
         self._rows = {row.revision: row for row in rows}
 
     async def _on_pick(self, event) -> None:
-        item = event.target.closest("[data-testid=history-item]") if hasattr(
-            event.target, "closest") else None
+        item = (
+            event.target.closest("[data-testid=history-item]")
+            if hasattr(event.target, "closest")
+            else None
+        )
         if item is None or self.session is None:
             return
         row = self._rows.get(str(item.getAttribute("data-revision")))
@@ -120,7 +159,8 @@ class HistoryPanel:
         self.message.textContent = "Reading that version…"
         try:
             reply = await self.ctx.api.ok(
-                "GET", doc_url(session.ws, session.path, f"revisions/{row.revision}"))
+                "GET", doc_url(session.ws, session.path, f"revisions/{row.revision}")
+            )
         except Exception as exc:  # noqa: BLE001 - said in the panel
             if generation == self._generation:
                 self.message.textContent = f"Could not read that version: {describe(exc)}"
@@ -131,12 +171,18 @@ class HistoryPanel:
         self._drop_diff()
         same = reply.text == session.text()
         self.message.textContent = (
-            f"Version {row.revision} ({row.who}) is the same as the text on screen." if same
+            f"Version {row.revision} ({row.who}) is the same as the text on screen."
+            if same
             else f"Version {row.revision} ({row.who}) against the text on screen: what only "
-                 "that version has is struck out in red, what was added since is green.")
+            "that version has is struck out in red, what was added since is green."
+        )
         if not same:
-            self._diff = editor.diffView(self.diff_host, reply.text, session.text(),
-                                         f"Version {row.revision} against the text on screen")
+            self._diff = editor.diffView(
+                self.diff_host,
+                reply.text,
+                session.text(),
+                f"Version {row.revision} against the text on screen",
+            )
         self.restore_button.hidden = same
 
     def _drop_diff(self) -> None:
@@ -158,13 +204,16 @@ class HistoryPanel:
 
         async def job() -> None:
             if not await saver.flush():
-                self.message.textContent = ("Not restored: the text on screen is not saved yet "
-                                            "(resolve the problem shown above first).")
+                self.message.textContent = (
+                    "Not restored: the text on screen is not saved yet "
+                    "(resolve the problem shown above first)."
+                )
                 return
             url = doc_url(session.ws, session.path, f"revisions/{row.revision}/restore")
             try:
-                reply = await self.ctx.api.ok("POST", url, data={},
-                                              headers={"If-Match": f'"{saver.revision}"'})
+                reply = await self.ctx.api.ok(
+                    "POST", url, data={}, headers={"If-Match": f'"{saver.revision}"'}
+                )
             except ApiError as exc:
                 self.message.textContent = f"Not restored: {exc.detail}"
                 return
@@ -182,5 +231,7 @@ class HistoryPanel:
             self.restore_button.disabled = False
         if done and session is self.session:
             await self.load()
-            self.message.textContent = (f"Version {done[0]} is back, saved as a new version. "
-                                        "Ctrl+Z in the editor takes it back.")
+            self.message.textContent = (
+                f"Version {done[0]} is back, saved as a new version. "
+                "Ctrl+Z in the editor takes it back."
+            )

@@ -20,9 +20,15 @@ from app.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
 
 _KEEP = object()
 VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
-STATE_WORDS = {SAVED: "Saved", PENDING: "Unsaved changes…", SAVING: "Saving…",
-               OFFLINE: "offline — retrying", CONFLICT: "Not saved: conflict", ERROR: "Not saved",
-               DELETED: "Deleted elsewhere: your text is still here, and an edit saves it again"}
+STATE_WORDS = {
+    SAVED: "Saved",
+    PENDING: "Unsaved changes…",
+    SAVING: "Saving…",
+    OFFLINE: "offline — retrying",
+    CONFLICT: "Not saved: conflict",
+    ERROR: "Not saved",
+    DELETED: "Deleted elsewhere: your text is still here, and an edit saves it again",
+}
 
 
 class InboxRuntime:
@@ -64,36 +70,73 @@ class InboxFrame(Frame):
         self.session: NoteSession | None = None
         self._generation = 0
         self.history = History()
-        self.back = h("button", {"type": "button", "class": "icon", "data-testid": "frame-back",
-                                 "aria-label": "Back to the previous note", "title": "Back",
-                                 "disabled": True}, "←")
-        self.forward = h("button", {"type": "button", "class": "icon",
-                                    "data-testid": "frame-forward",
-                                    "aria-label": "Forward to the next note", "title": "Forward",
-                                    "disabled": True}, "→")
+        self.back = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "frame-back",
+                "aria-label": "Back to the previous note",
+                "title": "Back",
+                "disabled": True,
+            },
+            "←",
+        )
+        self.forward = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "frame-forward",
+                "aria-label": "Forward to the next note",
+                "title": "Forward",
+                "disabled": True,
+            },
+            "→",
+        )
         self.listeners.on(self.back, "click", lambda event: self.go(-1))
         self.listeners.on(self.forward, "click", lambda event: self.go(1))
         self.el.querySelector(".frame-bar").prepend(
-            h("div", {"class": "frame-nav", "role": "group", "aria-label": "History"},
-              self.back, self.forward))
+            h(
+                "div",
+                {"class": "frame-nav", "role": "group", "aria-label": "History"},
+                self.back,
+                self.forward,
+            )
+        )
         self.buttons = {}
         for view in VIEWS:
-            button = h("button", {"type": "button", "data-testid": "view-button",
-                                  "data-view": view, "aria-pressed": "false"}, VIEW_LABELS[view])
+            button = h(
+                "button",
+                {
+                    "type": "button",
+                    "data-testid": "view-button",
+                    "data-view": view,
+                    "aria-pressed": "false",
+                },
+                VIEW_LABELS[view],
+            )
             self.listeners.on(button, "click", lambda event, v=view: self.show(view=v))
             self.buttons[view] = button
-        self.status = h("p", {"class": "save-status", "role": "status",
-                              "data-testid": "save-status"})
-        self.conflict = h("div", {"class": "conflict", "role": "alert", "hidden": True,
-                                  "data-testid": "note-conflict"})
+        self.status = h(
+            "p", {"class": "save-status", "role": "status", "data-testid": "save-status"}
+        )
+        self.conflict = h(
+            "div",
+            {"class": "conflict", "role": "alert", "hidden": True, "data-testid": "note-conflict"},
+        )
         self._conflict_diff = None  # the diff view of the two versions, while shown
         self.editor_host = h("div", {"class": "editor-host"})
         self.render_host = h("div", {"class": "render-host", "hidden": True, "tabindex": "0"})
         self.empty = h("div", {"class": "empty-prompt"})
-        self.toolbar = h("div", {"class": "view-switch", "role": "group",
-                                 "aria-label": "View"}, *self.buttons.values())
-        self.body.append(self.toolbar, self.status, self.conflict, self.empty, self.editor_host,
-                         self.render_host)
+        self.toolbar = h(
+            "div",
+            {"class": "view-switch", "role": "group", "aria-label": "View"},
+            *self.buttons.values(),
+        )
+        self.body.append(
+            self.toolbar, self.status, self.conflict, self.empty, self.editor_host, self.render_host
+        )
         self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
         self.revisions = HistoryPanel(self)  # SPEC §15: `history-open` joins the toolbar
         self.listeners.on(self.render_host, "change", self._on_todo_change)
@@ -132,9 +175,15 @@ class InboxFrame(Frame):
                 if record:
                     self.history.visit(path)
                 self.frameset.note_opened(path)
-                self.session = NoteSession(ctx=self.ctx, ws=ws, path=path, text=text,
-                                           revision=revision, host=self.editor_host,
-                                           on_state=self._on_save_state)
+                self.session = NoteSession(
+                    ctx=self.ctx,
+                    ws=ws,
+                    path=path,
+                    text=text,
+                    revision=revision,
+                    host=self.editor_host,
+                    on_state=self._on_save_state,
+                )
         self._refresh()
         self._publish()
 
@@ -176,10 +225,15 @@ class InboxFrame(Frame):
         if not has_note:
             self.empty.replaceChildren(
                 h("p", {"role": "alert", "class": "problem", "text": problem}) if problem else "",
-                h("p", {"text": "No note open here. Pick a note from the list (or a Files frame) "
-                                "to open it in this frame." if self.ctx.window_role == "main" else
-                                "No note open here. Press Ctrl+O (or Open a note above) to "
-                                "pick one."}),
+                h(
+                    "p",
+                    {
+                        "text": "No note open here. Pick a note from the list (or a Files frame) "
+                        "to open it in this frame."
+                        if self.ctx.window_role == "main"
+                        else "No note open here. Press Ctrl+O (or Open a note above) to pick one."
+                    },
+                ),
             )
             self.editor_host.hidden = True
             self.render_host.hidden = True
@@ -215,22 +269,28 @@ class InboxFrame(Frame):
         else:
             self._hide_conflict()
         if state == ERROR:
-            retry = h("button", {"type": "button", "class": "link",
-                                 "data-testid": "save-retry"}, "Retry")
-            self.listeners.on(retry, "click", lambda event: self.session and
-                              self.session.saver.retry())
+            retry = h(
+                "button", {"type": "button", "class": "link", "data-testid": "save-retry"}, "Retry"
+            )
+            self.listeners.on(
+                retry, "click", lambda event: self.session and self.session.saver.retry()
+            )
             self.status.append(" ", retry)
 
     def _show_conflict(self) -> None:
         theirs = self.session.saver.theirs if self.session else None
         gone = theirs is not None and theirs[0] is None
-        words = ("This note was deleted by someone else while you were editing it."
-                 if gone else "Someone else saved this note while you were editing it.")
+        words = (
+            "This note was deleted by someone else while you were editing it."
+            if gone
+            else "Someone else saved this note while you were editing it."
+        )
         buttons = []
-        for label, testid, action in (("Keep mine", "conflict-keep-mine", self._keep_mine),
-                                      ("Take theirs", "conflict-take-theirs", self._take_theirs),
-                                      ("Save mine as a copy", "conflict-save-copy",
-                                       self._save_copy)):
+        for label, testid, action in (
+            ("Keep mine", "conflict-keep-mine", self._keep_mine),
+            ("Take theirs", "conflict-take-theirs", self._take_theirs),
+            ("Save mine as a copy", "conflict-save-copy", self._save_copy),
+        ):
             if gone and testid == "conflict-take-theirs":
                 continue
             button = h("button", {"type": "button", "data-testid": testid}, label)
@@ -239,14 +299,22 @@ class InboxFrame(Frame):
         self._hide_conflict()
         diff = h("div", {"class": "conflict-diff"})
         self.conflict.replaceChildren(
-            h("p", {"text": f"{words} Your text is still here and has not been saved. The same "
-                            "lines changed on both sides; below, the saved version is struck "
-                            "out in red and yours is in green."}),
-            diff, h("div", {"class": "conflict-actions"}, *buttons))
+            h(
+                "p",
+                {
+                    "text": f"{words} Your text is still here and has not been saved. The same "
+                    "lines changed on both sides; below, the saved version is struck "
+                    "out in red and yours is in green."
+                },
+            ),
+            diff,
+            h("div", {"class": "conflict-actions"}, *buttons),
+        )
         self.conflict.hidden = False
         if not gone:
-            self._conflict_diff = editor.diffView(diff, theirs[0], self.session.text(),
-                                                  "The saved version against yours")
+            self._conflict_diff = editor.diffView(
+                diff, theirs[0], self.session.text(), "The saved version against yours"
+            )
 
     def _hide_conflict(self) -> None:
         self.conflict.hidden = True
@@ -310,8 +378,11 @@ class InboxFrame(Frame):
 
     def _offer_create(self, path: str) -> None:
         """A missing note was clicked: say so in the status line, with a button to create it."""
-        create = h("button", {"type": "button", "class": "link", "data-testid": "missing-create",
-                              "data-path": path}, f"Create {path}")
+        create = h(
+            "button",
+            {"type": "button", "class": "link", "data-testid": "missing-create", "data-path": path},
+            f"Create {path}",
+        )
         self.listeners.on(create, "click", lambda event: self._create_missing(path))
         self.status.replaceChildren(f"{path} does not exist. ", create)
         self.status.dataset.state = "missing"
@@ -410,20 +481,27 @@ class InboxFrame(Frame):
         if self.session is None:
             return None
         if self.session.saver.state == OFFLINE:
-            return (f"{self.path} is not saved yet: the server cannot be reached, and it keeps "
-                    "retrying. If you close it, your text stays in this window and is saved "
-                    "once the server answers. Press close again to close it.")
+            return (
+                f"{self.path} is not saved yet: the server cannot be reached, and it keeps "
+                "retrying. If you close it, your text stays in this window and is saved "
+                "once the server answers. Press close again to close it."
+            )
         if self.session.saver.state != ERROR:
             return None
-        return (f"{self.path} could not be saved, so closing it would lose your changes. "
-                "Copy them or fix the problem first, or press close again to discard them.")
+        return (
+            f"{self.path} could not be saved, so closing it would lose your changes. "
+            "Copy them or fix the problem first, or press close again to discard them."
+        )
 
     async def flush(self) -> bool:
         return await self.session.saver.flush() if self.session else True
 
     def popout_query(self) -> dict[str, str]:
-        return {"path": self.path, "view": self.view,
-                "ws": self.session.ws if self.session else (self.ctx.workspace_id or "")}
+        return {
+            "path": self.path,
+            "view": self.view,
+            "ws": self.session.ws if self.session else (self.ctx.workspace_id or ""),
+        }
 
     def focus_editor(self) -> None:
         if self.session is not None and self.view == "edit":

@@ -41,39 +41,76 @@ class InlineCommand:
         self._around: tuple[str, str] = ("", "")  # all the text around it, until sent
         self._replacement = ""
         self._generation = 0
-        self.button = h("button", {"type": "button", "class": "inline-open",
-                                   "data-testid": "inline-command-open",
-                                   "title": f"Inline command on the selection ({SHORTCUT})",
-                                   "aria-keyshortcuts": ARIA_SHORTCUT}, "Ask AI…")
+        self.button = h(
+            "button",
+            {
+                "type": "button",
+                "class": "inline-open",
+                "data-testid": "inline-command-open",
+                "title": f"Inline command on the selection ({SHORTCUT})",
+                "aria-keyshortcuts": ARIA_SHORTCUT,
+            },
+            "Ask AI…",
+        )
         items = [h("li", {}, h("kbd", {"text": key}), f" {what}") for key, what in KEYS]
-        self.help = h("details", {"class": "editor-help", "data-testid": "editor-help"},
-                      h("summary", {"text": "Keys"}), h("ul", {}, *items))
+        self.help = h(
+            "details",
+            {"class": "editor-help", "data-testid": "editor-help"},
+            h("summary", {"text": "Keys"}),
+            h("ul", {}, *items),
+        )
         frame.listeners.on(self.button, "click", lambda event: self.open())
         frame.toolbar.append(self.button, self.help)
 
-        self.input = h("input", {"type": "text", "data-testid": "inline-command-input",
-                                 "aria-label": "What should change in the selection?",
-                                 "placeholder": "make this a bullet list · 箇条書きにして",
-                                 "autocomplete": "off", "spellcheck": "false"})
-        self.preview = h("pre", {"class": "inline-preview", "data-testid": "inline-command-preview",
-                                 "aria-label": "Preview of the replacement"})
+        self.input = h(
+            "input",
+            {
+                "type": "text",
+                "data-testid": "inline-command-input",
+                "aria-label": "What should change in the selection?",
+                "placeholder": "make this a bullet list · 箇条書きにして",
+                "autocomplete": "off",
+                "spellcheck": "false",
+            },
+        )
+        self.preview = h(
+            "pre",
+            {
+                "class": "inline-preview",
+                "data-testid": "inline-command-preview",
+                "aria-label": "Preview of the replacement",
+            },
+        )
         self.message = h("p", {"class": "inline-message", "role": "alert"})
-        self.accept_button = h("button", {"type": "button", "data-testid": "inline-command-accept"},
-                               "Accept")
-        self.reject_button = h("button", {"type": "button", "data-testid": "inline-command-reject"},
-                               "Reject")
+        self.accept_button = h(
+            "button", {"type": "button", "data-testid": "inline-command-accept"}, "Accept"
+        )
+        self.reject_button = h(
+            "button", {"type": "button", "data-testid": "inline-command-reject"}, "Reject"
+        )
         self.hint = h("p", {"class": "inline-hint", "role": "status"})
-        self.actions = h("div", {"class": "inline-actions"}, self.accept_button,
-                         self.reject_button)
-        self.panel = h("div", {"class": "inline-panel", "role": "dialog", "tabindex": "-1",
-                               "aria-label": "Inline command", "data-state": CLOSED})
+        self.actions = h("div", {"class": "inline-actions"}, self.accept_button, self.reject_button)
+        self.panel = h(
+            "div",
+            {
+                "class": "inline-panel",
+                "role": "dialog",
+                "tabindex": "-1",
+                "aria-label": "Inline command",
+                "data-state": CLOSED,
+            },
+        )
         frame.listeners.on(self.accept_button, "click", lambda event: self.accept())
         frame.listeners.on(self.reject_button, "click", lambda event: self.close())
         # Filtered in JS: only the shortcut, Enter and Escape ever reach Python.
-        self._proxies = [create_proxy(guard(lambda *args: self.open())),
-                         create_proxy(guard(self._on_panel_key))]
-        self._removers = [editor.onInlineKey(frame.editor_host, self._proxies[0]),
-                          editor.onInlinePanelKeys(self.panel, self._proxies[1])]
+        self._proxies = [
+            create_proxy(guard(lambda *args: self.open())),
+            create_proxy(guard(self._on_panel_key)),
+        ]
+        self._removers = [
+            editor.onInlineKey(frame.editor_host, self._proxies[0]),
+            editor.onInlinePanelKeys(self.panel, self._proxies[1]),
+        ]
 
     # -- the steps -------------------------------------------------------------------------
 
@@ -99,9 +136,15 @@ class InlineCommand:
         if not instruction or self.state != PROMPT:
             return
         body, problem = request_body(
-            ws=self._session.ws, path=self._session.path, instruction=instruction,
-            start=self._start, end=self._end, text=self._sent,
-            text_before=self._around[0], text_after=self._around[1])
+            ws=self._session.ws,
+            path=self._session.path,
+            instruction=instruction,
+            start=self._start,
+            end=self._end,
+            text=self._sent,
+            text_before=self._around[0],
+            text_after=self._around[1],
+        )
         self._around = ("", "")  # not kept past the request
         if problem is not None:
             self._show_message(problem)

@@ -11,8 +11,10 @@ from app.api_model import ApiError
 URL = "/api/assistant/inline"
 SHORTCUT = "Ctrl+K"  # Cmd+K on a Mac; filtered in web/editor/inline.js
 ARIA_SHORTCUT = "Control+K Meta+K"
-CHANGED = ("The text changed while the answer was on its way, so nothing was replaced. "
-           "Select it again and ask once more.")
+CHANGED = (
+    "The text changed while the answer was on its way, so nothing was replaced. "
+    "Select it again and ask once more."
+)
 
 
 @dataclass(frozen=True)
@@ -23,8 +25,17 @@ class Outcome:
     message: str | None
 
 
-def request_body(*, ws: str, path: str, instruction: str, start: int, end: int, text: str,
-                 text_before: str, text_after: str) -> tuple[dict | None, str | None]:
+def request_body(
+    *,
+    ws: str,
+    path: str,
+    instruction: str,
+    start: int,
+    end: int,
+    text: str,
+    text_before: str,
+    text_after: str,
+) -> tuple[dict | None, str | None]:
     """(body, None), or (None, why) when the selection is over the limit (the server agrees).
 
     `start`/`end` are CodeMirror positions; `text_before`/`text_after` are all the note's
@@ -34,9 +45,14 @@ def request_body(*, ws: str, path: str, instruction: str, start: int, end: int, 
     problem = inline_context.check(text, before, after)
     if problem is not None:
         return None, problem
-    return {"workspaceId": ws, "path": path, "instruction": instruction,
-            "selection": {"from": start, "to": end, "text": text},
-            "before": before, "after": after}, None
+    return {
+        "workspaceId": ws,
+        "path": path,
+        "instruction": instruction,
+        "selection": {"from": start, "to": end, "text": text},
+        "before": before,
+        "after": after,
+    }, None
 
 
 def read_answer(status: int, body: str) -> Outcome:

@@ -7,8 +7,9 @@ STEP_PX = 24  # one arrow-key press on a splitter
 BIG_STEP_PX = 120  # Shift+arrow, and Page Up / Page Down
 
 
-def resize(widths: list[float], index: int, delta: float,
-           minimum: float = MIN_FRAME_PX) -> list[float]:
+def resize(
+    widths: list[float], index: int, delta: float, minimum: float = MIN_FRAME_PX
+) -> list[float]:
     """Move the splitter after frame `index` by `delta` px: that frame grows by what its right
     neighbour gives up, neither below `minimum`. Other frames and the total stay as they are.
 
@@ -28,16 +29,23 @@ def resize(widths: list[float], index: int, delta: float,
     return out
 
 
-def key_delta(key: str, shift: bool, widths: list[float], index: int,
-              minimum: float = MIN_FRAME_PX) -> float | None:
+def key_delta(
+    key: str, shift: bool, widths: list[float], index: int, minimum: float = MIN_FRAME_PX
+) -> float | None:
     """How far a key moves the splitter after frame `index` (px), or None if not its key.
 
     ← and → (↑ and ↓ too) by a step, Shift or Page Up/Down by a big step, Home and End to
     the narrowest and widest the left frame can be.
     """
     step = BIG_STEP_PX if shift else STEP_PX
-    moves = {"ArrowLeft": -step, "ArrowUp": -step, "ArrowRight": step, "ArrowDown": step,
-             "PageUp": -BIG_STEP_PX, "PageDown": BIG_STEP_PX}
+    moves = {
+        "ArrowLeft": -step,
+        "ArrowUp": -step,
+        "ArrowRight": step,
+        "ArrowDown": step,
+        "PageUp": -BIG_STEP_PX,
+        "PageDown": BIG_STEP_PX,
+    }
     if key in moves:
         return float(moves[key])
     if key in ("Home", "End") and 0 <= index < len(widths) - 1:

@@ -92,8 +92,11 @@ def links_in(note_path: str, text: str, paths: Iterable[str]) -> set[str]:
 def backlinks(target: str, notes: dict[str, str], paths: Iterable[str]) -> list[str]:
     """The notes among `notes` ({path: text}) that link to `target`, sorted."""
     known = frozenset(paths) | {target}
-    return sorted(path for path, text in notes.items()
-                  if path != target and target in links_in(path, text, known))
+    return sorted(
+        path
+        for path, text in notes.items()
+        if path != target and target in links_in(path, text, known)
+    )
 
 
 def search_words(target: str) -> str:

@@ -53,8 +53,16 @@ class LiveClient:
         self._fresh = True  # a new EventSource: what happened before it is unknown
         self._last_id = ""
         self._proxies: list = []
-        self.status = h("p", {"class": "live-status", "role": "status", "hidden": True,
-                              "data-testid": "live-status", "data-state": "closed"})
+        self.status = h(
+            "p",
+            {
+                "class": "live-status",
+                "role": "status",
+                "hidden": True,
+                "data-testid": "live-status",
+                "data-state": "closed",
+            },
+        )
         document.body.append(self.status)
         ctx.on_workspace_change(self._switch)
 
@@ -74,9 +82,11 @@ class LiveClient:
         handlers = {"open": self._on_open, "error": self._on_error}
         handlers |= {kind: self._on_event for kind in KINDS}
         for name, handler in handlers.items():
+
             def call(event, handler=handler) -> None:
                 if generation == self._generation:  # an old stream's late event: ignore
                     handler(event)
+
             proxy = create_proxy(guard(call))
             self.source.addEventListener(name, proxy)
             self._proxies.append(proxy)
@@ -142,8 +152,12 @@ class LiveClient:
         found = []
         for frame in frameset.frames() if frameset else []:
             session = getattr(frame, "session", None)
-            if (frame.kind == INBOX and session is not None and session.ws == self.ws
-                    and (path is None or session.path == path)):
+            if (
+                frame.kind == INBOX
+                and session is not None
+                and session.ws == self.ws
+                and (path is None or session.path == path)
+            ):
                 found.append(frame)
         return found
 

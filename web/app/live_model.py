@@ -37,8 +37,12 @@ def parse_event(kind: str, data: str) -> LiveEvent | None:
         return None
     path = body.get("from") if kind == MOVED else body.get("path")
     to = body.get("to") if kind == MOVED else ""
-    if not isinstance(path, str) or not path or not isinstance(to, str) or (kind == MOVED
-                                                                            and not to):
+    if (
+        not isinstance(path, str)
+        or not path
+        or not isinstance(to, str)
+        or (kind == MOVED and not to)
+    ):
         return None
     revision = body.get("revision")
     if isinstance(revision, bool) or not isinstance(revision, (int, str, type(None))):

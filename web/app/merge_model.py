@@ -78,7 +78,7 @@ def changes_between(old: str, new: str) -> list[tuple[int, int, str]]:
         removed = old[start:end]
         head = len(_common_prefix(removed, insert))
         tail = len(_common_prefix(removed[head:][::-1], insert[head:][::-1]))
-        spans.append((start + head, end - tail, insert[head:len(insert) - tail]))
+        spans.append((start + head, end - tail, insert[head : len(insert) - tail]))
     return _to_utf16(old, spans)
 
 
@@ -87,10 +87,10 @@ def apply_changes(old: str, changes: list[tuple[int, int, str]]) -> str:
     units = old.encode("utf-16-le")
     out, at = [], 0
     for start, end, insert in changes:
-        out.append(units[at * 2:start * 2].decode("utf-16-le"))
+        out.append(units[at * 2 : start * 2].decode("utf-16-le"))
         out.append(insert)
         at = end
-    out.append(units[at * 2:].decode("utf-16-le"))
+    out.append(units[at * 2 :].decode("utf-16-le"))
     return "".join(out)
 
 

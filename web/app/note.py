@@ -18,14 +18,22 @@ from app.tree_model import copy_path
 class NoteSession:
     """Editor + saver for (workspace, path). The workspace is fixed for the session's life."""
 
-    def __init__(self, *, ctx, ws: str, path: str, text: str, revision: str | None, host,
-                 on_state) -> None:
+    def __init__(
+        self, *, ctx, ws: str, path: str, text: str, revision: str | None, host, on_state
+    ) -> None:
         self.ctx, self.ws, self.path = ctx, ws, path
         self._dirty_proxy = create_proxy(guard(self._on_dirty))
         self.view = editor.create(host, text, f"Text of {path}", self._dirty_proxy)
-        self.saver = Autosaver(revision=revision, base=text, read=self.read,
-                               mark_saved=self._mark_saved, put=self._put, latest=self._latest,
-                               on_state=on_state, show=self._show)
+        self.saver = Autosaver(
+            revision=revision,
+            base=text,
+            read=self.read,
+            mark_saved=self._mark_saved,
+            put=self._put,
+            latest=self._latest,
+            on_state=on_state,
+            show=self._show,
+        )
 
     # -- the live text, read only when needed -------------------------------------------
 
@@ -63,8 +71,9 @@ class NoteSession:
             return PutResult("conflict")
         if reply.status >= 500:
             raise OfflineError(f"The server had a problem ({reply.status}) — retrying")
-        return PutResult("error", message=describe(ApiError.from_response(reply.status,
-                                                                          reply.text)))
+        return PutResult(
+            "error", message=describe(ApiError.from_response(reply.status, reply.text))
+        )
 
     async def _latest(self) -> tuple[str | None, str | None]:
         try:
@@ -112,8 +121,10 @@ class NoteSession:
             waiting = ""
             if saver.state == OFFLINE:
                 # The editor goes, the text does not: say where it is until it is saved.
-                waiting = (f"Your changes to {path} are kept in this window and are saved once "
-                           "the server answers. Keep this window open until this goes away.")
+                waiting = (
+                    f"Your changes to {path} are kept in this window and are saved once "
+                    "the server answers. Keep this window open until this goes away."
+                )
                 ctx.say(waiting)
 
             def on_state(state: str, detail: str) -> None:

@@ -19,37 +19,72 @@ class NoteList:
         self.focus_after_load = False
         self.root = build_tree([])
         self.focus_key = ""  # the tree's one Tab stop (roving tabindex)
-        self.new_button = h("button", {"type": "button", "class": "small",
-                                       "data-testid": "note-new", "aria-expanded": "false"},
-                            "New note")
-        self.new_input = h("input", {"id": "new-note-path", "data-testid": "note-new-path",
-                                     "placeholder": "ideas.md or folder/ideas.md",
-                                     "autocomplete": "off", "required": True})
+        self.new_button = h(
+            "button",
+            {
+                "type": "button",
+                "class": "small",
+                "data-testid": "note-new",
+                "aria-expanded": "false",
+            },
+            "New note",
+        )
+        self.new_input = h(
+            "input",
+            {
+                "id": "new-note-path",
+                "data-testid": "note-new-path",
+                "placeholder": "ideas.md or folder/ideas.md",
+                "autocomplete": "off",
+                "required": True,
+            },
+        )
         self.new_problem = h("p", {"class": "problem", "role": "alert"})
-        self.new_form = h("form", {"class": "new-note", "hidden": True},
-                          h("label", {"for": "new-note-path", "text": "Name of the new note"}),
-                          self.new_input,
-                          h("div", {"class": "row"},
-                            h("button", {"type": "submit", "data-testid": "note-create"},
-                              "Create"),
-                            h("button", {"type": "button", "class": "cancel",
-                                         "data-testid": "note-new-cancel"}, "Cancel")),
-                          self.new_problem)
+        self.new_form = h(
+            "form",
+            {"class": "new-note", "hidden": True},
+            h("label", {"for": "new-note-path", "text": "Name of the new note"}),
+            self.new_input,
+            h(
+                "div",
+                {"class": "row"},
+                h("button", {"type": "submit", "data-testid": "note-create"}, "Create"),
+                h(
+                    "button",
+                    {"type": "button", "class": "cancel", "data-testid": "note-new-cancel"},
+                    "Cancel",
+                ),
+            ),
+            self.new_problem,
+        )
         self.status = h("p", {"class": "list-status", "role": "status"})
         self.tree = h("div", {"class": "note-tree"})
-        host.append(h("div", {"class": "sidebar-head"}, h("h2", {"id": "notes-title"}, "Notes"),
-                          self.new_button),
-                    self.new_form, self.status, self.tree)
+        host.append(
+            h(
+                "div",
+                {"class": "sidebar-head"},
+                h("h2", {"id": "notes-title"}, "Notes"),
+                self.new_button,
+            ),
+            self.new_form,
+            self.status,
+            self.tree,
+        )
         listeners.on(self.new_button, "click", self._toggle_new)
         listeners.on(self.new_form, "submit", self._create, prevent=True)
-        listeners.on(self.new_form.querySelector(".cancel"), "click",
-                     lambda event: self._toggle_new(event, False))
+        listeners.on(
+            self.new_form.querySelector(".cancel"),
+            "click",
+            lambda event: self._toggle_new(event, False),
+        )
         listeners.on(self.tree, "click", self._on_click)
         listeners.on(self.tree, "submit", self._on_submit, prevent=True)
         listeners.on(self.tree, "keydown", self._on_key)
         listeners.on(self.tree, "focusin", self._on_focus)
-        self._unsubscribe = [ctx.on_workspace_change(lambda ws: spawn(self.load())),
-                             ctx.on_documents_change(lambda: spawn(self.load()))]
+        self._unsubscribe = [
+            ctx.on_workspace_change(lambda ws: spawn(self.load())),
+            ctx.on_documents_change(lambda: spawn(self.load())),
+        ]
 
     def _say(self, text: str) -> None:
         self.status.textContent = text
@@ -104,12 +139,26 @@ class NoteList:
         for child in folder.folders:
             group_id = "tree-group-" + str(abs(hash(child.path)))
             expanded = child.path not in self.collapsed
-            row = h("div", {"class": "folder-name", "role": "treeitem", "tabindex": "-1",
-                            "data-testid": "note-folder", "data-folder": child.path,
-                            "data-key": child.path, "aria-expanded": "true" if expanded
-                            else "false", "aria-level": level, "aria-owns": group_id},
-                    h("span", {"class": "folder-icon", "aria-hidden": "true"},
-                      "▾" if expanded else "▸"), child.name + "/")
+            row = h(
+                "div",
+                {
+                    "class": "folder-name",
+                    "role": "treeitem",
+                    "tabindex": "-1",
+                    "data-testid": "note-folder",
+                    "data-folder": child.path,
+                    "data-key": child.path,
+                    "aria-expanded": "true" if expanded else "false",
+                    "aria-level": level,
+                    "aria-owns": group_id,
+                },
+                h(
+                    "span",
+                    {"class": "folder-icon", "aria-hidden": "true"},
+                    "▾" if expanded else "▸",
+                ),
+                child.name + "/",
+            )
             group = self._folder(child, level=level + 1)
             group.id = group_id
             group.hidden = not expanded
@@ -117,8 +166,9 @@ class NoteList:
         for note in folder.notes:
             items.append(self._row(note.path, note.name, level))
         if top:
-            return h("ul", {"class": "notes", "role": "tree", "aria-labelledby": "notes-title"},
-                     *items)
+            return h(
+                "ul", {"class": "notes", "role": "tree", "aria-labelledby": "notes-title"}, *items
+            )
         return h("ul", {"class": "notes", "role": "group"}, *items)
 
     def _row(self, path: str, name: str, level: int | None = None):
@@ -126,26 +176,71 @@ class NoteList:
         # The row's buttons are out of the Tab order: the context-menu key (or Shift+F10)
         # reaches them, and F2 / Delete / Shift+Enter do the same from the row itself.
         return h(
-            "li", {"class": "note-row", "data-path": path, "role": "none"},
-            h("div", {"class": "note-link", "data-testid": "note-link", "role": "treeitem",
-                      "tabindex": "-1", "aria-level": level, "data-key": path,
-                      "data-action": "open", "data-path": path, "title": f"Open {path}",
-                      "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10",
-                      "aria-current": "page" if path == self.current else None}, name),
-            h("span", {"class": "row-actions", "role": "toolbar",
-                       "aria-label": f"Actions for {path}"},
-              h("button", {"type": "button", "class": "icon", "data-testid": "note-open-frame",
-                           "data-action": "open-frame", "data-path": path, "tabindex": "-1",
-                           "aria-label": f"Open {path} in a new frame",
-                           "title": "Open in a new frame (Shift+Enter)"}, "⊞"),
-              h("button", {"type": "button", "class": "icon", "data-testid": "note-rename",
-                           "data-action": "rename", "data-path": path, "tabindex": "-1",
-                           "aria-label": f"Rename {path}",
-                           "title": "Rename (F2)"}, "✎"),
-              h("button", {"type": "button", "class": "icon", "data-testid": "note-delete",
-                           "data-action": "delete", "data-path": path, "tabindex": "-1",
-                           "aria-label": f"Delete {path}",
-                           "title": "Delete (Delete key)"}, "⌫")),
+            "li",
+            {"class": "note-row", "data-path": path, "role": "none"},
+            h(
+                "div",
+                {
+                    "class": "note-link",
+                    "data-testid": "note-link",
+                    "role": "treeitem",
+                    "tabindex": "-1",
+                    "aria-level": level,
+                    "data-key": path,
+                    "data-action": "open",
+                    "data-path": path,
+                    "title": f"Open {path}",
+                    "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10",
+                    "aria-current": "page" if path == self.current else None,
+                },
+                name,
+            ),
+            h(
+                "span",
+                {"class": "row-actions", "role": "toolbar", "aria-label": f"Actions for {path}"},
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "icon",
+                        "data-testid": "note-open-frame",
+                        "data-action": "open-frame",
+                        "data-path": path,
+                        "tabindex": "-1",
+                        "aria-label": f"Open {path} in a new frame",
+                        "title": "Open in a new frame (Shift+Enter)",
+                    },
+                    "⊞",
+                ),
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "icon",
+                        "data-testid": "note-rename",
+                        "data-action": "rename",
+                        "data-path": path,
+                        "tabindex": "-1",
+                        "aria-label": f"Rename {path}",
+                        "title": "Rename (F2)",
+                    },
+                    "✎",
+                ),
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "icon",
+                        "data-testid": "note-delete",
+                        "data-action": "delete",
+                        "data-path": path,
+                        "tabindex": "-1",
+                        "aria-label": f"Delete {path}",
+                        "title": "Delete (Delete key)",
+                    },
+                    "⌫",
+                ),
+            ),
         )
 
     # -- the tree's keyboard ----------------------------------------------------------------
@@ -180,8 +275,13 @@ class NoteList:
             return self._on_actions_key(event)
         if target.getAttribute("role") != "treeitem" or event.altKey or event.metaKey:
             return None
-        move = tree_key(visible_items(self.root, self.collapsed), str(target.dataset.key),
-                        str(event.key), shift=bool(event.shiftKey), ctrl=bool(event.ctrlKey))
+        move = tree_key(
+            visible_items(self.root, self.collapsed),
+            str(target.dataset.key),
+            str(event.key),
+            shift=bool(event.shiftKey),
+            ctrl=bool(event.ctrlKey),
+        )
         if move is None:
             return None
         event.preventDefault()
@@ -198,8 +298,7 @@ class NoteList:
         if move.action == "open-frame":
             return self.ctx.open_note(focus, new_frame=True)
         if move.action in ("rename", "delete"):
-            return self._ask(target.closest("li[data-path]"), focus,
-                             rename=move.action == "rename")
+            return self._ask(target.closest("li[data-path]"), focus, rename=move.action == "rename")
         self._focus(focus)
         return None
 
@@ -255,8 +354,9 @@ class NoteList:
         if action == "delete":
             return self._ask(row, path, rename=False)
         if action == "cancel":
-            return self._restore(row, path, focus="rename" if row.querySelector("form")
-                                 else "delete")
+            return self._restore(
+                row, path, focus="rename" if row.querySelector("form") else "delete"
+            )
         if action == "confirm-delete":
             return self._delete(path)
         return None
@@ -276,8 +376,9 @@ class NoteList:
         for form in list(self.tree.querySelectorAll(".row-form")):
             row = form.closest("li[data-path]")
             if row:
-                self._restore(row, row.dataset.path, focus="rename" if form.tagName == "FORM"
-                              else "delete")
+                self._restore(
+                    row, row.dataset.path, focus="rename" if form.tagName == "FORM" else "delete"
+                )
                 closed = True
         if not self.new_form.hidden:
             self._toggle_new(None, False)
@@ -287,29 +388,58 @@ class NoteList:
 
     def _ask(self, row, path: str, *, rename: bool) -> None:
         field_id = "rename-" + str(abs(hash(path)))
-        cancel = h("button", {"type": "button", "data-testid": "row-cancel",
-                              "data-action": "cancel"}, "Cancel")
+        cancel = h(
+            "button",
+            {"type": "button", "data-testid": "row-cancel", "data-action": "cancel"},
+            "Cancel",
+        )
         if rename:
-            field = h("input", {"id": field_id, "value": path, "data-testid": "note-rename-path",
-                                "required": True, "autocomplete": "off"})
-            form = h("form", {"class": "row-form", "data-path": path},
-                     h("label", {"for": field_id, "text": f"New name for {path}"}), field,
-                     h("div", {"class": "row"},
-                       h("button", {"type": "submit", "data-testid": "note-rename-save"}, "Rename"),
-                       cancel),
-                     h("p", {"class": "problem", "role": "alert"}))
+            field = h(
+                "input",
+                {
+                    "id": field_id,
+                    "value": path,
+                    "data-testid": "note-rename-path",
+                    "required": True,
+                    "autocomplete": "off",
+                },
+            )
+            form = h(
+                "form",
+                {"class": "row-form", "data-path": path},
+                h("label", {"for": field_id, "text": f"New name for {path}"}),
+                field,
+                h(
+                    "div",
+                    {"class": "row"},
+                    h("button", {"type": "submit", "data-testid": "note-rename-save"}, "Rename"),
+                    cancel,
+                ),
+                h("p", {"class": "problem", "role": "alert"}),
+            )
             row.replaceChildren(form)
             field.focus()
             start, end = name_span(path)
             field.setSelectionRange(start, end)  # the name only: folder and extension stay
         else:
-            confirm = h("button", {"type": "button", "class": "danger",
-                                   "data-action": "confirm-delete",
-                                   "data-testid": "row-delete-confirm"}, "Delete")
-            row.replaceChildren(h("div", {"class": "row-form", "role": "group",
-                                          "aria-label": f"Delete {path}?"},
-                                  h("p", {"text": f"Delete {path}? This cannot be undone."}),
-                                  h("div", {"class": "row"}, confirm, cancel)))
+            confirm = h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "danger",
+                    "data-action": "confirm-delete",
+                    "data-testid": "row-delete-confirm",
+                },
+                "Delete",
+            )
+            row.replaceChildren(
+                h(
+                    "div",
+                    {"class": "row-form", "role": "group", "aria-label": f"Delete {path}?"},
+                    h("p", {"text": f"Delete {path}? This cannot be undone."}),
+                    h("div", {"class": "row"}, confirm, cancel),
+                )
+            )
             confirm.focus()
 
     async def _on_submit(self, event) -> None:

@@ -16,7 +16,7 @@ from app.quick_open import QuickOpen
 SCOPE = {
     INBOX: "The main window's assistant no longer calls this note “this note”.",
     "assistant": "This assistant calls a note open in this window “this note”; it does not "
-                 "see the main window's notes. Open one here with Open a note (Ctrl+O).",
+    "see the main window's notes. Open one here with Open a note (Ctrl+O).",
 }
 
 RETURN_MESSAGE = "ana-return"  # what a pop-out posts to its main window to come back
@@ -29,21 +29,46 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     ws = request["ws"]
     names = {w["id"]: w.get("name") or w["id"] for w in ctx.workspaces}
     who = (ctx.user or {}).get("username") or ""
-    back = h("button", {"type": "button", "data-testid": "popout-return",
-                        "title": "Close this window and show the frame in the main window again"},
-             "Return to main window")
+    back = h(
+        "button",
+        {
+            "type": "button",
+            "data-testid": "popout-return",
+            "title": "Close this window and show the frame in the main window again",
+        },
+        "Return to main window",
+    )
     # The quick switcher works here too: a pop-out with no note can open one.
-    opener = h("button", {"type": "button", "data-testid": "popout-open-note",
-                          "aria-keyshortcuts": "Control+O", "title": "Open a note (Ctrl+O)"},
-               "Open a note…")
-    header = h("header", {"class": "topbar popout-bar"},
-               h("h1", {"class": "brand"}, "Ambient Notes"),
-               h("p", {"class": "popout-note", "data-testid": "popout-origin"},
-                 f"Popped out of {who + '’s ' if who else 'the '}main window · workspace ",
-                 h("strong", {"text": names.get(ws, ws)})),
-               h("div", {"class": "popout-actions"}, opener, back),
-               h("p", {"class": "popout-scope", "data-testid": "popout-scope",
-                       "text": SCOPE.get(request["kind"], SCOPE["assistant"])}))
+    opener = h(
+        "button",
+        {
+            "type": "button",
+            "data-testid": "popout-open-note",
+            "aria-keyshortcuts": "Control+O",
+            "title": "Open a note (Ctrl+O)",
+        },
+        "Open a note…",
+    )
+    header = h(
+        "header",
+        {"class": "topbar popout-bar"},
+        h("h1", {"class": "brand"}, "Ambient Notes"),
+        h(
+            "p",
+            {"class": "popout-note", "data-testid": "popout-origin"},
+            f"Popped out of {who + '’s ' if who else 'the '}main window · workspace ",
+            h("strong", {"text": names.get(ws, ws)}),
+        ),
+        h("div", {"class": "popout-actions"}, opener, back),
+        h(
+            "p",
+            {
+                "class": "popout-scope",
+                "data-testid": "popout-scope",
+                "text": SCOPE.get(request["kind"], SCOPE["assistant"]),
+            },
+        ),
+    )
     main = h("main", {"id": "frames", "class": "frameset single", "aria-label": "Frame"})
     proposals = AgentProposals(ctx, shell.listeners)  # SPEC §14: in every window
     shell.root.append(header, shell.banner, proposals.el, main)
@@ -81,14 +106,20 @@ async def return_to_main(ctx, frameset) -> None:
         return
     for frame in frames:
         if not await frame.flush():
-            ctx.say("This note has changes that are not saved yet; it can go back once it "
-                    "says Saved.")
+            ctx.say(
+                "This note has changes that are not saved yet; it can go back once it says Saved."
+            )
             return
     for frame in frames:
         query = frame.popout_query()
-        message = {"type": RETURN_MESSAGE, "kind": frame.kind, "frame": frame.id,
-                   "ws": query.get("ws") or ctx.workspace_id, "path": query.get("path", ""),
-                   "view": query.get("view", "")}
+        message = {
+            "type": RETURN_MESSAGE,
+            "kind": frame.kind,
+            "frame": frame.id,
+            "ws": query.get("ws") or ctx.workspace_id,
+            "path": query.get("path", ""),
+            "view": query.get("view", ""),
+        }
         opener.postMessage(json.dumps(message), window.location.origin)
     for frame in frames:
         frameset.close(frame)  # the last frame of a pop-out: the window closes

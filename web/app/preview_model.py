@@ -33,7 +33,7 @@ def _wikilink(state, silent: bool) -> bool:
     end = state.src.find("]]", start + 2)
     if end < 0:
         return False
-    inner = state.src[start + 2:end]
+    inner = state.src[start + 2 : end]
     target, _, label = inner.partition("|")
     if not target.strip() or any(c in inner for c in "[]\n"):
         return False
@@ -90,14 +90,15 @@ def _renderer() -> MarkdownIt:
         link.attrSet("data-wikilink", meta["target"])
         if env.get("resolve") is not None:
             _mark(link, env["resolve"](meta["target"], True))
-        return (renderer.renderToken([link], 0, options, env) + escapeHtml(meta["label"])
-                + "</a>")
+        return renderer.renderToken([link], 0, options, env) + escapeHtml(meta["label"]) + "</a>"
 
     def task(renderer, tokens, idx, options, env):
         meta = tokens[idx].meta
         checked = " checked" if meta["done"] else ""
-        return (f'<input type="checkbox" data-testid="todo-checkbox" data-line="{meta["line"]}"'
-                f' aria-label="Done"{checked}> ')
+        return (
+            f'<input type="checkbox" data-testid="todo-checkbox" data-line="{meta["line"]}"'
+            f' aria-label="Done"{checked}> '
+        )
 
     md.add_render_rule("link_open", link_open)
     md.add_render_rule("wikilink", wikilink)

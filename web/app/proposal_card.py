@@ -31,15 +31,26 @@ OUTCOME = {APPLIED: "Applied.", DISCARDED: "Discarded."}
 
 def is_proposal(call: dict) -> bool:
     result = call.get("result") if isinstance(call, dict) else None
-    return (call.get("tool") == "propose_edit" and isinstance(result, dict)
-            and result.get("ok") is True and isinstance(result.get("proposalId"), str))
+    return (
+        call.get("tool") == "propose_edit"
+        and isinstance(result, dict)
+        and result.get("ok") is True
+        and isinstance(result.get("proposalId"), str)
+    )
 
 
 class ProposalCard:
     """One proposal's card; `el` goes into the assistant's message."""
 
-    def __init__(self, ctx, listeners, conversation_id: str | None, call: dict,
-                 url: str | None = None, return_focus=lambda: None) -> None:
+    def __init__(
+        self,
+        ctx,
+        listeners,
+        conversation_id: str | None,
+        call: dict,
+        url: str | None = None,
+        return_focus=lambda: None,
+    ) -> None:
         result = call["result"]
         self.ctx = ctx
         self.return_focus = return_focus  # where the keyboard goes when the buttons hide
@@ -48,7 +59,8 @@ class ProposalCard:
         # An outside agent's proposal (agent_proposals) names its workspace and its own URL.
         self.workspace_id = result.get("workspaceId")
         self.url = url or (
-            f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}")
+            f"{conversation_url(conversation_id)}/proposals/{quote(self.id, safe='')}"
+        )
         self.busy = False
         self._return_to = None  # where the focus was before Apply/Discard was pressed
         self._undo_proxy = None
@@ -59,14 +71,27 @@ class ProposalCard:
         # the proposal itself (refresh).
         self.diff = h("div", {"class": "proposal-diff proposal-diff-view"})
         self._show_diff(result.get("diff"))
-        self.apply_button = h("button", {"type": "button", "data-testid": "proposal-apply",
-                                         "text": "Apply", "class": "primary"})
-        self.discard_button = h("button", {"type": "button", "data-testid": "proposal-discard",
-                                           "text": "Discard"})
+        self.apply_button = h(
+            "button",
+            {
+                "type": "button",
+                "data-testid": "proposal-apply",
+                "text": "Apply",
+                "class": "primary",
+            },
+        )
+        self.discard_button = h(
+            "button", {"type": "button", "data-testid": "proposal-discard", "text": "Discard"}
+        )
         self.el = h(
             "section",
-            {"class": "proposal", "data-testid": "proposal", "data-proposal-id": self.id,
-             "data-status": PENDING, "aria-label": f"Proposed edit of {self.path}"},
+            {
+                "class": "proposal",
+                "data-testid": "proposal",
+                "data-proposal-id": self.id,
+                "data-status": PENDING,
+                "aria-label": f"Proposed edit of {self.path}",
+            },
             h("p", {"class": "proposal-title", "text": f"Proposed edit of {self.path}"}),
             self.diff,
             self.note,
@@ -92,8 +117,7 @@ class ProposalCard:
         if old == new:
             self.diff.textContent = "(The edits change nothing.)"
             return
-        self._diff_view = editor.diffView(self.diff, old, new,
-                                          f"Proposed changes to {self.path}")
+        self._diff_view = editor.diffView(self.diff, old, new, f"Proposed changes to {self.path}")
 
     # -- focus -----------------------------------------------------------------------------
 
@@ -151,8 +175,10 @@ class ProposalCard:
                 self.note.textContent = f"Not applied: {describe(exc)}"
                 return
             if data.get("status") != PENDING:
-                self.show(str(data.get("status")), "This proposal was already "
-                          f"{data.get('status')}; nothing was changed.")
+                self.show(
+                    str(data.get("status")),
+                    f"This proposal was already {data.get('status')}; nothing was changed.",
+                )
                 return
             frame = self._live_frame()
             if frame is not None:
@@ -194,18 +220,24 @@ class ProposalCard:
         try:
             await self.ctx.api.ok("POST", f"{self.url}/applied-in-editor", data={})
         except Exception as exc:  # noqa: BLE001 - the note has the edit; the record failed
-            self.show(APPLIED, "Applied in the editor (Ctrl+Z undoes it), but the server "
-                      f"could not record it: {describe(exc)}")
+            self.show(
+                APPLIED,
+                "Applied in the editor (Ctrl+Z undoes it), but the server "
+                f"could not record it: {describe(exc)}",
+            )
             return
         self.show(APPLIED, "Applied in the editor; Ctrl+Z undoes it.")
 
     def _watch_undo(self) -> None:
         """Say so on the card when the user's Ctrl+Z undoes the applied edit (and redo)."""
+
         def changed(undone) -> None:
             if undone:
                 self.el.dataset.undone = "true"
-                self.note.textContent = ("Undone in the editor with Ctrl+Z: the note is back as "
-                                         "it was (Ctrl+Shift+Z applies it again).")
+                self.note.textContent = (
+                    "Undone in the editor with Ctrl+Z: the note is back as "
+                    "it was (Ctrl+Shift+Z applies it again)."
+                )
             else:
                 self.el.dataset.undone = "false"
                 self.note.textContent = "Applied again in the editor; Ctrl+Z undoes it."

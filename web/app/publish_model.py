@@ -89,7 +89,12 @@ class Publisher:
         self.last_sent_at = None
 
     def decide(
-        self, reason: str, *, workspace_id: str | None, wire: dict | None, now: float,
+        self,
+        reason: str,
+        *,
+        workspace_id: str | None,
+        wire: dict | None,
+        now: float,
         visible: bool = True,
     ) -> dict | None:
         """The body to PUT for this event, or None. Call `sent(body, now)` once it was sent."""
@@ -103,9 +108,12 @@ class Publisher:
             return self.last_body
         if workspace_id is None:
             return None  # signed out or between workspaces: the next workspace publishes
-        if reason != FOCUS and self.last_body is not None and _sameness(
-            self.last_body["workspaceId"], self.last_body["pointer"]
-        ) == _sameness(workspace_id, wire):
+        if (
+            reason != FOCUS
+            and self.last_body is not None
+            and _sameness(self.last_body["workspaceId"], self.last_body["pointer"])
+            == _sameness(workspace_id, wire)
+        ):
             return None
         if wire is None and self.last_body is None:
             return None  # nothing was published, so there is nothing to withdraw

@@ -12,22 +12,54 @@ class QuickOpen:
     def __init__(self, ctx, root) -> None:
         self.ctx = ctx
         self.listeners = Listeners()
-        self.input = h("input", {"id": "quick-open-input", "data-testid": "quick-open-input",
-                                 "autocomplete": "off", "role": "combobox",
-                                 "aria-controls": "quick-open-list", "aria-expanded": "true",
-                                 "placeholder": "Type part of a note's name…"})
-        self.list = h("ul", {"id": "quick-open-list", "role": "listbox",
-                             "aria-label": "Notes", "class": "quick-open-list"})
-        self.el = h("div", {"class": "quick-open", "role": "dialog", "aria-modal": "true",
-                            "aria-label": "Open a note", "hidden": True},
-                    # One panel with a background of its own: the hint never prints over
-                    # whatever the page shows behind the backdrop.
-                    h("div", {"class": "quick-open-panel"},
-                      h("label", {"for": "quick-open-input", "class": "visually-hidden"},
-                        "Open a note by name"),
-                      self.input, self.list,
-                      h("p", {"class": "quick-open-hint",
-                              "text": "↑ ↓ to pick · Enter opens · Esc closes"})))
+        self.input = h(
+            "input",
+            {
+                "id": "quick-open-input",
+                "data-testid": "quick-open-input",
+                "autocomplete": "off",
+                "role": "combobox",
+                "aria-controls": "quick-open-list",
+                "aria-expanded": "true",
+                "placeholder": "Type part of a note's name…",
+            },
+        )
+        self.list = h(
+            "ul",
+            {
+                "id": "quick-open-list",
+                "role": "listbox",
+                "aria-label": "Notes",
+                "class": "quick-open-list",
+            },
+        )
+        self.el = h(
+            "div",
+            {
+                "class": "quick-open",
+                "role": "dialog",
+                "aria-modal": "true",
+                "aria-label": "Open a note",
+                "hidden": True,
+            },
+            # One panel with a background of its own: the hint never prints over
+            # whatever the page shows behind the backdrop.
+            h(
+                "div",
+                {"class": "quick-open-panel"},
+                h(
+                    "label",
+                    {"for": "quick-open-input", "class": "visually-hidden"},
+                    "Open a note by name",
+                ),
+                self.input,
+                self.list,
+                h(
+                    "p",
+                    {"class": "quick-open-hint", "text": "↑ ↓ to pick · Enter opens · Esc closes"},
+                ),
+            ),
+        )
         root.append(self.el)
         self.items: list[str] = []
         self.index = -1
@@ -83,11 +115,20 @@ class QuickOpen:
         options = []
         for number, path in enumerate(self.items):
             folder, _, name = path.rpartition("/")
-            options.append(h("li", {"id": f"quick-open-{number}", "role": "option",
-                                    "data-testid": "quick-open-item", "data-path": path,
-                                    "aria-selected": "true" if number == self.index else "false"},
-                             h("span", {"class": "quick-name", "text": name}),
-                             h("span", {"class": "quick-folder", "text": folder})))
+            options.append(
+                h(
+                    "li",
+                    {
+                        "id": f"quick-open-{number}",
+                        "role": "option",
+                        "data-testid": "quick-open-item",
+                        "data-path": path,
+                        "aria-selected": "true" if number == self.index else "false",
+                    },
+                    h("span", {"class": "quick-name", "text": name}),
+                    h("span", {"class": "quick-folder", "text": folder}),
+                )
+            )
         if not options:
             options.append(h("li", {"class": "empty", "text": "No note matches."}))
         self.list.replaceChildren(*options)

@@ -27,8 +27,13 @@ _EXTERNAL = ("http://", "https://", "mailto:")
 def note_link_attrs(path: str, line: int | None = None) -> dict[str, str]:
     """The attributes of a chat link to a note (the page's click handler reads them)."""
     where = f"{path}, line {line}" if line else path
-    attrs = {"class": "note-ref", "href": "#", "data-testid": NOTE_LINK_TESTID,
-             "data-path": path, "title": f"Open {where}"}
+    attrs = {
+        "class": "note-ref",
+        "href": "#",
+        "data-testid": NOTE_LINK_TESTID,
+        "data-path": path,
+        "title": f"Open {where}",
+    }
     if line:
         attrs["data-line"] = str(line)
     return attrs
@@ -95,8 +100,9 @@ def _span_token(span) -> Token:
     return _note_token(span.text, span.line, path=span.path)
 
 
-def _note_token(text: str, line: int | None, *, path: str | None = None,
-                code: bool = False) -> Token:
+def _note_token(
+    text: str, line: int | None, *, path: str | None = None, code: bool = False
+) -> Token:
     token = Token("note_ref", "a", 0)
     token.content = text
     token.meta = {"path": path or text, "line": line, "code": code}
@@ -114,8 +120,9 @@ def _render_note_ref(renderer, tokens, idx, options, env) -> str:
 
 
 def _renderer() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False,
-                                   "breaks": True})
+    md = MarkdownIt(
+        "commonmark", {"html": False, "linkify": False, "typographer": False, "breaks": True}
+    )
     md.enable("table")
     md.enable("strikethrough")
     md.disable("image")

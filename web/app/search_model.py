@@ -94,5 +94,7 @@ def summary(notes: list[NoteLines]) -> str:
     if not notes:
         return "No note contains that."
     lines = sum(note.total for note in notes)
-    return (f"{lines} line{'s' if lines != 1 else ''} in {len(notes)} "
-            f"note{'s' if len(notes) != 1 else ''}")
+    return (
+        f"{lines} line{'s' if lines != 1 else ''} in {len(notes)} "
+        f"note{'s' if len(notes) != 1 else ''}"
+    )

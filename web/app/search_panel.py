@@ -35,15 +35,25 @@ class SearchPanel:
 
     def __init__(self, ctx, host, listeners) -> None:
         self.ctx = ctx
-        self.input = h("input", {"type": "search", "id": "search-input",
-                                 "data-testid": "search-input", "autocomplete": "off",
-                                 "placeholder": "Search notes", "enterkeyhint": "search"})
+        self.input = h(
+            "input",
+            {
+                "type": "search",
+                "id": "search-input",
+                "data-testid": "search-input",
+                "autocomplete": "off",
+                "placeholder": "Search notes",
+                "enterkeyhint": "search",
+            },
+        )
         self.status = h("p", {"class": "list-status", "role": "status"})
         self.results = h("ul", {"class": "search-results", "aria-label": "Search results"})
-        self.form = h("form", {"class": "search", "role": "search"},
-                      h("label", {"for": "search-input", "class": "visually-hidden"},
-                        "Search notes"),
-                      self.input)
+        self.form = h(
+            "form",
+            {"class": "search", "role": "search"},
+            h("label", {"for": "search-input", "class": "visually-hidden"}, "Search notes"),
+            self.input,
+        )
         host.append(self.form, self.status, self.results)
         self._generation = 0
         listeners.on(self.form, "submit", lambda event: spawn(self.run()), prevent=True)
@@ -93,9 +103,11 @@ class SearchPanel:
 
     async def _lines(self, ws: str, query: str, results: list[dict]) -> list[NoteLines]:
         """Every matching line of the notes found, read in parallel (the first ones)."""
+
         async def one(number: int, result: dict) -> NoteLines:
-            placed = from_snippet(result["path"], int(result["line"]),
-                                  result.get("snippet", ""), query)
+            placed = from_snippet(
+                result["path"], int(result["line"]), result.get("snippet", ""), query
+            )
             if number >= MAX_NOTES_READ:
                 return placed
             text, _revision = await self.ctx.api.read(ws, result["path"])
@@ -111,17 +123,34 @@ class SearchPanel:
             snippet = h("span", {"class": "search-snippet"})
             for text, hit in line.pieces:
                 snippet.append(h("mark", {"text": text}) if hit else text)
-            lines.append(h("li", {}, h(
-                "button", {"type": "button", "class": "search-result",
-                           "data-testid": "search-result", "data-path": note.path,
-                           "data-line": line.number, "title": f"{note.path}, line {line.number}"},
-                h("span", {"class": "search-line", "text": f"{line.number}"}), snippet)))
+            lines.append(
+                h(
+                    "li",
+                    {},
+                    h(
+                        "button",
+                        {
+                            "type": "button",
+                            "class": "search-result",
+                            "data-testid": "search-result",
+                            "data-path": note.path,
+                            "data-line": line.number,
+                            "title": f"{note.path}, line {line.number}",
+                        },
+                        h("span", {"class": "search-line", "text": f"{line.number}"}),
+                        snippet,
+                    ),
+                )
+            )
         more = note.total - len(note.lines)
         if more > 0:
             lines.append(h("li", {"class": "search-more", "text": f"and {more} more lines"}))
-        return h("li", {"class": "search-note"},
-                 h("p", {"class": "search-path", "text": note.path}),
-                 h("ul", {"class": "search-lines"}, *lines))
+        return h(
+            "li",
+            {"class": "search-note"},
+            h("p", {"class": "search-path", "text": note.path}),
+            h("ul", {"class": "search-lines"}, *lines),
+        )
 
     async def _on_click(self, event) -> None:
         button = event.target.closest("button[data-line]")

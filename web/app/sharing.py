@@ -148,8 +148,13 @@ class WindowPublisher:
         wire = None if reason == HEARTBEAT else await self._capture()
         if ws != self.ctx.workspace_id:
             return  # crossed a workspace boundary meanwhile: the change event publishes anew
-        body = self.model.decide(reason, workspace_id=ws, wire=wire, now=time.monotonic(),
-                                 visible=bool(editor.pageVisible()))
+        body = self.model.decide(
+            reason,
+            workspace_id=ws,
+            wire=wire,
+            now=time.monotonic(),
+            visible=bool(editor.pageVisible()),
+        )
         if body is None:
             return
         self._arm_close()
@@ -175,9 +180,14 @@ class WindowPublisher:
             return None
         if store.epoch != epoch:
             return None
-        return pointer_wire(frame_id=runtime.frame_id, path=runtime.path, view=runtime.view,
-                            snapshot=snapshot, flushed=not getattr(runtime, "dirty", False),
-                            captured_at=now_iso())
+        return pointer_wire(
+            frame_id=runtime.frame_id,
+            path=runtime.path,
+            view=runtime.view,
+            snapshot=snapshot,
+            flushed=not getattr(runtime, "dirty", False),
+            captured_at=now_iso(),
+        )
 
     async def _heartbeat(self) -> None:
         """Wake a few times per heartbeat period; the model says whether one is due."""
@@ -192,9 +202,16 @@ class WindowPublisher:
 def panel_button(ctx, shell):
     """The top bar's button that opens the panel (its listeners live with the shell's)."""
     panel = SharingPanel(ctx, shell)
-    button = h("button", {"type": "button", "data-testid": "sharing-open",
-                          "aria-haspopup": "dialog", "title": "Your own agents (MCP)"},
-               "Agents")
+    button = h(
+        "button",
+        {
+            "type": "button",
+            "data-testid": "sharing-open",
+            "aria-haspopup": "dialog",
+            "title": "Your own agents (MCP)",
+        },
+        "Agents",
+    )
     shell.listeners.on(button, "click", lambda event: panel.open())
     shell.escape_handlers.append(panel.close)
     # The dialog lives beside its button, so the shell's reset removes both together.
@@ -207,60 +224,148 @@ class SharingPanel:
     def __init__(self, ctx, shell) -> None:
         self.ctx, self.shell = ctx, shell
         self.listeners = shell.listeners
-        self.switch = h("input", {"type": "checkbox", "id": "active-note-sharing",
-                                  "data-testid": "active-note-sharing", "role": "switch",
-                                  "aria-checked": "false"})
-        self.status = h("p", {"class": "sharing-status", "role": "status",
-                              "data-testid": "sharing-status"})
-        self.name = h("input", {"id": "token-name", "data-testid": "token-name",
-                                "maxlength": "100", "required": True,
-                                "placeholder": "e.g. Claude Code on my laptop"})
-        self.expiry = h("select", {"id": "token-expiry", "data-testid": "token-expiry"},
-                        *[h("option", {"value": str(days), "text": label,
-                                       "selected": days == 30})
-                          for days, label in EXPIRY_DAYS])
-        self.scope = h("select", {"id": "token-scope", "data-testid": "token-scope"},
-                       *[h("option", {"value": value, "text": label, "selected": value == "read"})
-                         for value, label in SCOPES])
+        self.switch = h(
+            "input",
+            {
+                "type": "checkbox",
+                "id": "active-note-sharing",
+                "data-testid": "active-note-sharing",
+                "role": "switch",
+                "aria-checked": "false",
+            },
+        )
+        self.status = h(
+            "p", {"class": "sharing-status", "role": "status", "data-testid": "sharing-status"}
+        )
+        self.name = h(
+            "input",
+            {
+                "id": "token-name",
+                "data-testid": "token-name",
+                "maxlength": "100",
+                "required": True,
+                "placeholder": "e.g. Claude Code on my laptop",
+            },
+        )
+        self.expiry = h(
+            "select",
+            {"id": "token-expiry", "data-testid": "token-expiry"},
+            *[
+                h("option", {"value": str(days), "text": label, "selected": days == 30})
+                for days, label in EXPIRY_DAYS
+            ],
+        )
+        self.scope = h(
+            "select",
+            {"id": "token-scope", "data-testid": "token-scope"},
+            *[
+                h("option", {"value": value, "text": label, "selected": value == "read"})
+                for value, label in SCOPES
+            ],
+        )
         self.workspace = h("select", {"id": "token-workspace", "data-testid": "token-workspace"})
-        self.folder = h("input", {"id": "token-folder", "data-testid": "token-folder",
-                                  "maxlength": "4096", "placeholder": "optional, e.g. projects"})
-        self.created = h("div", {"class": "token-created", "hidden": True,
-                                 "data-testid": "token-created"})
+        self.folder = h(
+            "input",
+            {
+                "id": "token-folder",
+                "data-testid": "token-folder",
+                "maxlength": "4096",
+                "placeholder": "optional, e.g. projects",
+            },
+        )
+        self.created = h(
+            "div", {"class": "token-created", "hidden": True, "data-testid": "token-created"}
+        )
         self.address = f"{window.location.origin}/mcp"
         self.setup = h("div", {"class": "agent-setup", "data-testid": "agent-setup"})
         self._draw_setup()
         self.table = h("tbody", {"data-testid": "token-list"})
-        self.close_button = h("button", {"type": "button", "data-testid": "sharing-close",
-                                         "class": "icon", "aria-label": "Close"}, "✕")
-        form = h("form", {"class": "token-form", "aria-label": "Create a token"},
-                 h("label", {"for": "token-name"}, "Name"), self.name,
-                 h("label", {"for": "token-expiry"}, "Expires after"), self.expiry,
-                 h("label", {"for": "token-scope"}, "Allows"), self.scope,
-                 h("label", {"for": "token-workspace"}, "Workspace"), self.workspace,
-                 h("label", {"for": "token-folder"}, "Only the folder"), self.folder,
-                 h("button", {"type": "submit", "data-testid": "token-create"}, "Create token"))
+        self.close_button = h(
+            "button",
+            {
+                "type": "button",
+                "data-testid": "sharing-close",
+                "class": "icon",
+                "aria-label": "Close",
+            },
+            "✕",
+        )
+        form = h(
+            "form",
+            {"class": "token-form", "aria-label": "Create a token"},
+            h("label", {"for": "token-name"}, "Name"),
+            self.name,
+            h("label", {"for": "token-expiry"}, "Expires after"),
+            self.expiry,
+            h("label", {"for": "token-scope"}, "Allows"),
+            self.scope,
+            h("label", {"for": "token-workspace"}, "Workspace"),
+            self.workspace,
+            h("label", {"for": "token-folder"}, "Only the folder"),
+            self.folder,
+            h("button", {"type": "submit", "data-testid": "token-create"}, "Create token"),
+        )
         address = self.address
         self.dialog = h(
-            "dialog", {"class": "sharing-panel", "aria-labelledby": "sharing-title",
-                       "data-testid": "sharing-panel"},
-            h("header", {"class": "sharing-head"},
-              h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"), self.close_button),
-            h("p", {}, "Agents such as Claude Code, VS Code or Cursor can read your notes "
-                       "through ", h("code", {"text": address}),
-              " with a personal access token, and, if the token allows, propose edits you "
-              "apply here or edit notes directly (see docs/mcp.md)."),
-            h("div", {"class": "sharing-switch"}, self.switch,
-              h("label", {"for": "active-note-sharing"}, SHARING_LABEL)),
-            h("h3", {}, "Personal access tokens"), form, self.created,
-            h("table", {"class": "tokens"},
-              h("caption", {"class": "visually-hidden"}, "Your tokens"),
-              h("thead", {}, h("tr", {}, *[h("th", {"scope": "col"}, label) for label in
-                                           ("Name", "Allows", "Reaches", "Created", "Expires",
-                                            "Last used", "")])),
-              self.table),
-            h("h3", {}, "Connect an agent"), self.setup,
-            self.status)
+            "dialog",
+            {
+                "class": "sharing-panel",
+                "aria-labelledby": "sharing-title",
+                "data-testid": "sharing-panel",
+            },
+            h(
+                "header",
+                {"class": "sharing-head"},
+                h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"),
+                self.close_button,
+            ),
+            h(
+                "p",
+                {},
+                "Agents such as Claude Code, VS Code or Cursor can read your notes through ",
+                h("code", {"text": address}),
+                " with a personal access token, and, if the token allows, propose edits you "
+                "apply here or edit notes directly (see docs/mcp.md).",
+            ),
+            h(
+                "div",
+                {"class": "sharing-switch"},
+                self.switch,
+                h("label", {"for": "active-note-sharing"}, SHARING_LABEL),
+            ),
+            h("h3", {}, "Personal access tokens"),
+            form,
+            self.created,
+            h(
+                "table",
+                {"class": "tokens"},
+                h("caption", {"class": "visually-hidden"}, "Your tokens"),
+                h(
+                    "thead",
+                    {},
+                    h(
+                        "tr",
+                        {},
+                        *[
+                            h("th", {"scope": "col"}, label)
+                            for label in (
+                                "Name",
+                                "Allows",
+                                "Reaches",
+                                "Created",
+                                "Expires",
+                                "Last used",
+                                "",
+                            )
+                        ],
+                    ),
+                ),
+                self.table,
+            ),
+            h("h3", {}, "Connect an agent"),
+            self.setup,
+            self.status,
+        )
         self.listeners.on(self.close_button, "click", lambda event: self.close())
         self.listeners.on(self.switch, "change", self._on_switch)
         self.listeners.on(form, "submit", self._on_create, prevent=True)
@@ -300,21 +405,32 @@ class SharingPanel:
     def _draw_workspaces(self) -> None:
         chosen = self.workspace.value
         options = [("", "All my workspaces")] + [
-            (ws["id"], ws.get("name") or ws["id"]) for ws in (self.ctx.workspaces or [])]
-        self.workspace.replaceChildren(*[
-            h("option", {"value": value, "text": label, "selected": value == chosen})
-            for value, label in options])
+            (ws["id"], ws.get("name") or ws["id"]) for ws in (self.ctx.workspaces or [])
+        ]
+        self.workspace.replaceChildren(
+            *[
+                h("option", {"value": value, "text": label, "selected": value == chosen})
+                for value, label in options
+            ]
+        )
 
     def _draw_setup(self, token: str | None = None) -> None:
         """The Claude Code command and the VS Code / Cursor JSON, with this address."""
         parts = []
-        for test_id, label, text in (snippets(self.address, token) if token
-                                     else snippets(self.address)):
-            parts += [h("p", {"class": "hint", "text": label}),
-                      h("pre", {"data-testid": test_id, "text": text})]
+        for test_id, label, text in (
+            snippets(self.address, token) if token else snippets(self.address)
+        ):
+            parts += [
+                h("p", {"class": "hint", "text": label}),
+                h("pre", {"data-testid": test_id, "text": text}),
+            ]
         if not token:
-            parts.append(h("p", {"class": "hint", "text": "Create a token: its value replaces "
-                                                         "ana_pat_… here."}))
+            parts.append(
+                h(
+                    "p",
+                    {"class": "hint", "text": "Create a token: its value replaces ana_pat_… here."},
+                )
+            )
         self.setup.replaceChildren(*parts)
 
     def _show_switch(self, enabled: bool) -> None:
@@ -334,8 +450,11 @@ class SharingPanel:
             self.switch.disabled = False
         self._show_switch(wanted)
         start_publisher(self.ctx).switched(wanted)
-        self.say("Sharing is on: your agents can see which note you are looking at."
-                 if wanted else "Sharing is off: your agents no longer see your active note.")
+        self.say(
+            "Sharing is on: your agents can see which note you are looking at."
+            if wanted
+            else "Sharing is off: your agents no longer see your active note."
+        )
 
     async def _on_create(self, event) -> None:
         name = self.name.value.strip()
@@ -343,8 +462,7 @@ class SharingPanel:
             self.say("Give the token a name, such as the agent that will use it.")
             self.name.focus()
             return
-        body = {"name": name, "expiresInDays": int(self.expiry.value),
-                "scope": self.scope.value}
+        body = {"name": name, "expiresInDays": int(self.expiry.value), "scope": self.scope.value}
         if self.workspace.value:
             body["workspaceId"] = self.workspace.value
         if self.folder.value.strip():
@@ -363,14 +481,26 @@ class SharingPanel:
 
     def _show_created(self, name: str, token: str) -> None:
         self._token_text = token
-        value = h("input", {"readonly": True, "id": "token-value", "data-testid": "token-value",
-                            "value": token, "aria-describedby": "token-once"})
+        value = h(
+            "input",
+            {
+                "readonly": True,
+                "id": "token-value",
+                "data-testid": "token-value",
+                "value": token,
+                "aria-describedby": "token-once",
+            },
+        )
         self.created.replaceChildren(
             h("label", {"for": "token-value"}, f"Token “{name}”"),
             value,
             h("button", {"type": "button", "data-testid": "token-copy"}, "Copy"),
-            h("p", {"id": "token-once", "class": "hint"},
-              "Copy it now: it is shown only this once. Paste it into your agent's settings."))
+            h(
+                "p",
+                {"id": "token-once", "class": "hint"},
+                "Copy it now: it is shown only this once. Paste it into your agent's settings.",
+            ),
+        )
         self.created.hidden = False
         value.focus()
         value.select()
@@ -398,22 +528,45 @@ class SharingPanel:
     def _draw_tokens(self, tokens: list[dict]) -> None:
         rows = []
         for token in tokens:
-            revoke = h("button", {"type": "button", "class": "small danger",
-                                  "data-testid": "token-revoke", "data-token-id": token["id"],
-                                  "aria-label": f"Revoke {token['name']}"}, "Revoke")
-            rows.append(h("tr", {"data-testid": "token-row", "data-token-id": token["id"]},
-                          h("td", {"text": token["name"]}),
-                          h("td", {"class": "token-scope", "data-testid": "token-scope-shown",
-                                   "text": token.get("scope", "read")}),
-                          h("td", {"data-testid": "token-reach", "text": reach_words(token)}),
-                          h("td", {"text": _day(token["createdAt"])}),
-                          h("td", {"text": _day(token["expiresAt"])}),
-                          h("td", {"data-testid": "token-last-used",
-                                   "text": _day(token["lastUsedAt"]) or "never"}),
-                          h("td", {}, revoke)))
+            revoke = h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "small danger",
+                    "data-testid": "token-revoke",
+                    "data-token-id": token["id"],
+                    "aria-label": f"Revoke {token['name']}",
+                },
+                "Revoke",
+            )
+            rows.append(
+                h(
+                    "tr",
+                    {"data-testid": "token-row", "data-token-id": token["id"]},
+                    h("td", {"text": token["name"]}),
+                    h(
+                        "td",
+                        {
+                            "class": "token-scope",
+                            "data-testid": "token-scope-shown",
+                            "text": token.get("scope", "read"),
+                        },
+                    ),
+                    h("td", {"data-testid": "token-reach", "text": reach_words(token)}),
+                    h("td", {"text": _day(token["createdAt"])}),
+                    h("td", {"text": _day(token["expiresAt"])}),
+                    h(
+                        "td",
+                        {
+                            "data-testid": "token-last-used",
+                            "text": _day(token["lastUsedAt"]) or "never",
+                        },
+                    ),
+                    h("td", {}, revoke),
+                )
+            )
         if not rows:
-            rows.append(h("tr", {}, h("td", {"colspan": "7", "class": "hint"},
-                                      "No tokens yet.")))
+            rows.append(h("tr", {}, h("td", {"colspan": "7", "class": "hint"}, "No tokens yet.")))
         self.table.replaceChildren(*rows)
 
     async def _on_table_click(self, event) -> None:

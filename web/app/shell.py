@@ -26,15 +26,22 @@ class Shell:
     def __init__(self, ctx, root) -> None:
         self.ctx, self.root = ctx, root
         self.listeners = Listeners()
-        self.message = h("p", {"class": "app-message", "role": "alert",
-                               "data-testid": "app-message"})
-        self.dismiss = h("button", {"type": "button", "class": "icon",
-                                    "data-testid": "app-message-dismiss",
-                                    "aria-label": "Dismiss this message", "title": "Dismiss"},
-                         "✕")
+        self.message = h(
+            "p", {"class": "app-message", "role": "alert", "data-testid": "app-message"}
+        )
+        self.dismiss = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "app-message-dismiss",
+                "aria-label": "Dismiss this message",
+                "title": "Dismiss",
+            },
+            "✕",
+        )
         # Its own row in the window's grid: it shrinks the frames, never pushes them out.
-        self.banner = h("div", {"class": "app-banner", "hidden": True}, self.message,
-                        self.dismiss)
+        self.banner = h("div", {"class": "app-banner", "hidden": True}, self.message, self.dismiss)
         self._banner_listeners = Listeners()
         self._banner_listeners.on(self.dismiss, "click", lambda event: self.say(""))
         ctx.set_status_sink(self.say)
@@ -96,18 +103,40 @@ class Shell:
     def show_sign_in(self, then, problem: str = "") -> None:
         """The sign-in form; `then()` is awaited once the session cookie is set."""
         self._reset()
-        user = h("input", {"id": "login-username", "name": "username", "required": True,
-                           "data-testid": "login-username", "autocomplete": "username"})
-        password = h("input", {"id": "login-password", "name": "password", "type": "password",
-                               "required": True, "data-testid": "login-password",
-                               "autocomplete": "current-password"})
+        user = h(
+            "input",
+            {
+                "id": "login-username",
+                "name": "username",
+                "required": True,
+                "data-testid": "login-username",
+                "autocomplete": "username",
+            },
+        )
+        password = h(
+            "input",
+            {
+                "id": "login-password",
+                "name": "password",
+                "type": "password",
+                "required": True,
+                "data-testid": "login-password",
+                "autocomplete": "current-password",
+            },
+        )
         submit = h("button", {"type": "submit", "data-testid": "login-submit"}, "Sign in")
         alert = h("p", {"class": "problem", "role": "alert", "text": problem})
-        form = h("form", {"class": "signin-form", "aria-labelledby": "signin-title"},
-                 h("h1", {"id": "signin-title"}, "Sign in to Ambient Notes"),
-                 h("label", {"for": "login-username"}, "Username"), user,
-                 h("label", {"for": "login-password"}, "Password"), password,
-                 submit, alert)
+        form = h(
+            "form",
+            {"class": "signin-form", "aria-labelledby": "signin-title"},
+            h("h1", {"id": "signin-title"}, "Sign in to Ambient Notes"),
+            h("label", {"for": "login-username"}, "Username"),
+            user,
+            h("label", {"for": "login-password"}, "Password"),
+            password,
+            submit,
+            alert,
+        )
 
         async def on_submit(event) -> None:
             submit.disabled = True
@@ -132,37 +161,72 @@ class Shell:
         self._reset()
         ctx = self.ctx
         ctx.workspaces = await ctx.api.workspaces()
-        self.select = h("select", {"id": "workspace-select", "data-testid": "workspace-select"},
-                        *[h("option", {"value": ws["id"], "text": ws.get("name") or ws["id"]})
-                          for ws in ctx.workspaces])
+        self.select = h(
+            "select",
+            {"id": "workspace-select", "data-testid": "workspace-select"},
+            *[
+                h("option", {"value": ws["id"], "text": ws.get("name") or ws["id"]})
+                for ws in ctx.workspaces
+            ],
+        )
         toolbar = h("div", {"class": "toolbar", "role": "group", "aria-label": "Open a frame"})
         for kind, label in FRAME_BUTTONS:
-            button = h("button", {"type": "button", "data-testid": "open-frame",
-                                  "data-kind": kind, "title": f"Open a new {label} frame"},
-                       h("span", {"aria-hidden": "true"}, "+ "), label)
+            button = h(
+                "button",
+                {
+                    "type": "button",
+                    "data-testid": "open-frame",
+                    "data-kind": kind,
+                    "title": f"Open a new {label} frame",
+                },
+                h("span", {"aria-hidden": "true"}, "+ "),
+                label,
+            )
             self.listeners.on(button, "click", lambda event, k=kind: self.frameset.open(k))
             toolbar.append(button)
-        sign_out = h("button", {"type": "button", "data-testid": "sign-out",
-                                "class": "sign-out"}, "Sign out")
+        sign_out = h(
+            "button", {"type": "button", "data-testid": "sign-out", "class": "sign-out"}, "Sign out"
+        )
         name = (ctx.user or {}).get("username") or (ctx.user or {}).get("name") or ""
-        header = h("header", {"class": "topbar"},
-                   h("h1", {"class": "brand"}, "Ambient Notes"),
-                   h("div", {"class": "ws"}, h("label", {"for": "workspace-select"}, "Workspace"),
-                     self.select),
-                   toolbar,
-                   h("div", {"class": "who"}, h("span", {"class": "user", "text": name}),
-                     panel_button(ctx, self), sign_out))
+        header = h(
+            "header",
+            {"class": "topbar"},
+            h("h1", {"class": "brand"}, "Ambient Notes"),
+            h(
+                "div",
+                {"class": "ws"},
+                h("label", {"for": "workspace-select"}, "Workspace"),
+                self.select,
+            ),
+            toolbar,
+            h(
+                "div",
+                {"class": "who"},
+                h("span", {"class": "user", "text": name}),
+                panel_button(ctx, self),
+                sign_out,
+            ),
+        )
         nav = h("nav", {"class": "sidebar", "aria-label": "Notes"})
         main = h("main", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
         # A narrow window shows one pane at a time (the note list or one frame), picked here.
         self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})
         self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
-        to_chat = h("a", {"class": "skip-link", "href": "#frames", "data-testid": "skip-to-chat"},
-                    "Skip to the chat box")
+        to_chat = h(
+            "a",
+            {"class": "skip-link", "href": "#frames", "data-testid": "skip-to-chat"},
+            "Skip to the chat box",
+        )
         proposals = AgentProposals(ctx, self.listeners)  # SPEC §14: in every window
-        self.root.append(to_chat, h("a", {"class": "skip-link", "href": "#frames"},
-                                        "Skip to frames"),
-                         header, self.banner, proposals.el, self.tabs, self.layout)
+        self.root.append(
+            to_chat,
+            h("a", {"class": "skip-link", "href": "#frames"}, "Skip to frames"),
+            header,
+            self.banner,
+            proposals.el,
+            self.tabs,
+            self.layout,
+        )
         self.listeners.on(to_chat, "click", self._to_chat, prevent=True)
         self.listeners.on(self.tabs, "click", self._on_tab)
         self._tab_active = None
@@ -172,8 +236,9 @@ class Shell:
         self.search = SearchPanel(ctx, nav, self.listeners)
         self.notes = NoteList(ctx, nav, self.listeners)
         self.quick_open = QuickOpen(ctx, self.root)
-        self.escape_handlers.extend([self.quick_open.close, self.notes.close_prompts,
-                                     self.search.close])
+        self.escape_handlers.extend(
+            [self.quick_open.close, self.notes.close_prompts, self.search.close]
+        )
         self.frameset.on_change(lambda: self.notes and self.notes.mark(self.frameset.shown()))
         self.listeners.on(window, "message", self._on_message)  # a pop-out coming back
         self.listeners.on(self.select, "change", lambda event: self.switch(self.select.value))
@@ -190,16 +255,21 @@ class Shell:
         # The frames this workspace had open before a reload, else one Assistant frame.
         if not await self.layouts.restore(ctx.workspace_id):
             await self.frameset.open(ASSISTANT)
-        self.show_pane("notes" if self.frameset.active is None
-                       or self.frameset.active.kind != INBOX else "frames")
+        self.show_pane(
+            "notes"
+            if self.frameset.active is None or self.frameset.active.kind != INBOX
+            else "frames"
+        )
 
     async def _on_message(self, event) -> None:
         message = parse_return(event.data, str(event.origin), str(window.location.origin))
         if message is None or self.frameset is None:
             return
         if message.get("ws") != self.ctx.workspace_id:
-            self.say(f"A frame came back from its window, but it belongs to the workspace "
-                     f"“{message.get('ws')}”; switch to it and open the note again.")
+            self.say(
+                f"A frame came back from its window, but it belongs to the workspace "
+                f"“{message.get('ws')}”; switch to it and open the note again."
+            )
             return
         frame = await self.frameset.open(message["kind"], frame_id=message.get("frame") or None)
         if message["kind"] == INBOX and message.get("path"):
@@ -228,17 +298,35 @@ class Shell:
             if frameset.active is not None:
                 self.layout.dataset.pane = "frames"  # a note was opened or a frame used
         pane = self.layout.dataset.pane
-        tabs = [h("button", {"type": "button", "class": "pane-tab", "data-testid": "pane-tab",
-                             "data-pane": "notes",
-                             "aria-current": "true" if pane == "notes" else None}, "Notes")]
+        tabs = [
+            h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "pane-tab",
+                    "data-testid": "pane-tab",
+                    "data-pane": "notes",
+                    "aria-current": "true" if pane == "notes" else None,
+                },
+                "Notes",
+            )
+        ]
         for frame in frameset.frames():
             current = pane == "frames" and frame is frameset.active
-            tabs.append(h("button", {"type": "button", "class": "pane-tab",
-                                     "data-testid": "pane-tab", "data-pane": "frame",
-                                     "data-for-frame": frame.id,
-                                     "aria-current": "true" if current else None},
-                          getattr(frame, "path", "") or frame.heading.textContent
-                          or frame.title))
+            tabs.append(
+                h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "pane-tab",
+                        "data-testid": "pane-tab",
+                        "data-pane": "frame",
+                        "data-for-frame": frame.id,
+                        "aria-current": "true" if current else None,
+                    },
+                    getattr(frame, "path", "") or frame.heading.textContent or frame.title,
+                )
+            )
         self.tabs.replaceChildren(*tabs)
 
     def show_pane(self, pane: str) -> None:
@@ -272,9 +360,11 @@ class Shell:
         try:
             if not await ctx.flush_all(SWITCH_FLUSH_SECONDS):
                 self.select.value = ctx.workspace_id
-                self.say_until_saved("Some changes are not saved yet (see the open notes), so "
-                                     "the workspace was not switched. Try again once they say "
-                                     "Saved.")
+                self.say_until_saved(
+                    "Some changes are not saved yet (see the open notes), so "
+                    "the workspace was not switched. Try again once they say "
+                    "Saved."
+                )
                 return
             ctx.store.boundary()  # clears the pointer before anything of `ws` shows
             self.layouts.paused = True  # the old workspace keeps its notes for next time
@@ -293,8 +383,9 @@ class Shell:
         ctx = self.ctx
         if not await ctx.flush_all(SWITCH_FLUSH_SECONDS) and not self._force_sign_out:
             self._force_sign_out = True
-            self.say_until_saved("Some changes are not saved yet. Press Sign out again to sign "
-                                 "out anyway.")
+            self.say_until_saved(
+                "Some changes are not saved yet. Press Sign out again to sign out anyway."
+            )
             return
         self._force_sign_out = False
         ctx.store.boundary()
@@ -310,4 +401,3 @@ class Shell:
             ctx.user = None
             self.show_sign_in(self.enter)
             document.title = "Ambient Notes"
-

@@ -31,11 +31,20 @@ class Splitters:
         for old in list(self.frameset.el.querySelectorAll(":scope > .splitter")):
             old.remove()
         for index, frame in enumerate(frames[:-1]):
-            bar = h("div", {"class": "splitter", "role": "separator", "tabindex": "0",
-                            "aria-orientation": "vertical", "aria-valuemin": "0",
-                            "aria-valuemax": "100", "data-testid": "frame-splitter",
-                            "data-index": index,
-                            "title": "Drag, or use ← and →, to share the width"})
+            bar = h(
+                "div",
+                {
+                    "class": "splitter",
+                    "role": "separator",
+                    "tabindex": "0",
+                    "aria-orientation": "vertical",
+                    "aria-valuemin": "0",
+                    "aria-valuemax": "100",
+                    "data-testid": "frame-splitter",
+                    "data-index": index,
+                    "title": "Drag, or use ← and →, to share the width",
+                },
+            )
             frame.el.after(bar)
             self.listeners.on(bar, "pointerdown", lambda event, i=index: self._start(event, i))
             self.listeners.on(bar, "pointermove", self._move)
@@ -60,8 +69,10 @@ class Splitters:
             if index + 1 >= len(frames):
                 continue
             left, right = frames[index], frames[index + 1]
-            names = (left.heading.textContent or left.title, right.heading.textContent
-                     or right.title)
+            names = (
+                left.heading.textContent or left.title,
+                right.heading.textContent or right.title,
+            )
             bar.setAttribute("aria-label", f"Width of {names[0]} and {names[1]}")
             bar.setAttribute("aria-valuenow", str(share(widths, index)))
 

@@ -128,8 +128,9 @@ def visible_items(root: Folder, collapsed: set[str]) -> list[Item]:
     return items
 
 
-def tree_key(items: list[Item], current: str, key: str, *, shift: bool = False,
-             ctrl: bool = False) -> Move | None:
+def tree_key(
+    items: list[Item], current: str, key: str, *, shift: bool = False, ctrl: bool = False
+) -> Move | None:
     """The tree's answer to `key` pressed on the row `current`; None for keys it leaves alone.
 
     ↓ ↑ next and previous row; → opens a closed folder, then enters it; ← closes an open
@@ -156,7 +157,7 @@ def tree_key(items: list[Item], current: str, key: str, *, shift: bool = False,
             return Move()
         if not item.expanded:
             return Move(item.key, "expand")
-        child = next((i for i in items[index + 1:] if i.parent == item.key), None)
+        child = next((i for i in items[index + 1 :] if i.parent == item.key), None)
         return Move(child.key if child else item.key)
     if key == "ArrowLeft":
         if item.kind == "folder" and item.expanded:
@@ -179,6 +180,6 @@ def tree_key(items: list[Item], current: str, key: str, *, shift: bool = False,
 
 def _type_ahead(items: list[Item], index: int, letter: str) -> str:
     folded = letter.casefold()
-    order = items[index + 1:] + items[:index + 1]
+    order = items[index + 1 :] + items[: index + 1]
     found = next((i for i in order if i.name.casefold().startswith(folded)), items[index])
     return found.key

@@ -15,12 +15,21 @@ def draw_preview(host, text: str, note_path: str = "", paths=()) -> None:
     from app.links_model import resolver  # markdown-it loads on the first preview, not at boot
     from app.preview_model import render
 
-    host.innerHTML = (f'<article class="preview">'
-                      f'{render(text, resolver(note_path, paths))}</article>')
-    host.append(h("aside", {"class": "backlinks", "data-testid": "backlinks",
-                            "aria-label": "Notes that link here"},
-                  h("h3", {"text": "Linked from"}),
-                  h("p", {"class": "empty", "text": "Looking for notes that link here…"})))
+    host.innerHTML = (
+        f'<article class="preview">{render(text, resolver(note_path, paths))}</article>'
+    )
+    host.append(
+        h(
+            "aside",
+            {
+                "class": "backlinks",
+                "data-testid": "backlinks",
+                "aria-label": "Notes that link here",
+            },
+            h("h3", {"text": "Linked from"}),
+            h("p", {"class": "empty", "text": "Looking for notes that link here…"}),
+        )
+    )
 
 
 def draw_backlinks(host, paths: list[str] | None, problem: str = "") -> None:
@@ -33,8 +42,23 @@ def draw_backlinks(host, paths: list[str] | None, problem: str = "") -> None:
         words = problem or "No other note links here."
         aside.replaceChildren(heading, h("p", {"class": "empty", "text": words}))
         return
-    items = [h("li", {}, h("button", {"type": "button", "class": "link", "data-testid": "backlink",
-                                      "data-path": path, "text": path})) for path in paths]
+    items = [
+        h(
+            "li",
+            {},
+            h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "link",
+                    "data-testid": "backlink",
+                    "data-path": path,
+                    "text": path,
+                },
+            ),
+        )
+        for path in paths
+    ]
     aside.replaceChildren(heading, h("ul", {}, *items))
 
 
@@ -42,32 +66,62 @@ def draw_todo(host, text: str, frame_id: str) -> None:
     """One real checkbox per `- [ ]` item; `data-line` is the 1-based line it toggles."""
     items = todos(text)
     if not items:
-        host.replaceChildren(h("p", {"class": "empty", "text": "This note has no todo items. "
-                                     "Add one in Edit as “- [ ] something”."}))
+        host.replaceChildren(
+            h(
+                "p",
+                {
+                    "class": "empty",
+                    "text": "This note has no todo items. Add one in Edit as “- [ ] something”.",
+                },
+            )
+        )
         return
     done = sum(1 for item in items if item.done)
     rows = []
     for number, item in enumerate(items):
         box_id = f"{frame_id}-todo-{number}"
-        box = h("input", {"type": "checkbox", "id": box_id, "data-testid": "todo-checkbox",
-                          "data-line": item.line, "checked": item.done})
-        rows.append(h("li", {"class": "todo-item", "style": f"--indent: {item.indent}"}, box,
-                      h("label", {"for": box_id, "text": item.text or "(empty item)"})))
-    host.replaceChildren(h(
-        "section", {"class": "todo", "aria-label": "Todo items"},
-        h("p", {"class": "todo-count", "text": f"{done} of {len(items)} done"}),
-        h("ul", {"class": "todo-list"}, *rows),
-    ))
+        box = h(
+            "input",
+            {
+                "type": "checkbox",
+                "id": box_id,
+                "data-testid": "todo-checkbox",
+                "data-line": item.line,
+                "checked": item.done,
+            },
+        )
+        rows.append(
+            h(
+                "li",
+                {"class": "todo-item", "style": f"--indent: {item.indent}"},
+                box,
+                h("label", {"for": box_id, "text": item.text or "(empty item)"}),
+            )
+        )
+    host.replaceChildren(
+        h(
+            "section",
+            {"class": "todo", "aria-label": "Todo items"},
+            h("p", {"class": "todo-count", "text": f"{done} of {len(items)} done"}),
+            h("ul", {"class": "todo-list"}, *rows),
+        )
+    )
 
 
 def draw_mindmap(host, text: str, title: str) -> None:
     """The heading/list outline as a tree of nested lists, drawn with connectors by CSS."""
     root = outline(text)
-    caption = h("figcaption", {"class": "visually-hidden",
-                               "text": f"Mind map of {title}: headings and list items as a tree"})
+    caption = h(
+        "figcaption",
+        {
+            "class": "visually-hidden",
+            "text": f"Mind map of {title}: headings and list items as a tree",
+        },
+    )
     top = h("li", {}, h("span", {"class": "node node-root", "text": title}), _branch(root))
-    host.replaceChildren(h("figure", {"class": "mindmap"}, caption,
-                           h("ul", {"class": "mindmap-tree"}, top)))
+    host.replaceChildren(
+        h("figure", {"class": "mindmap"}, caption, h("ul", {"class": "mindmap-tree"}, top))
+    )
 
 
 def _branch(node: OutlineNode):
@@ -79,6 +133,7 @@ def _branch(node: OutlineNode):
         label = child.title or "(untitled)"
         if child.done is not None:
             label = ("☑ " if child.done else "☐ ") + label
-        items.append(h("li", {}, h("span", {"class": f"node node-{kind}", "text": label}),
-                       _branch(child)))
+        items.append(
+            h("li", {}, h("span", {"class": f"node node-{kind}", "text": label}), _branch(child))
+        )
     return h("ul", {}, *items)

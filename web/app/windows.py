@@ -39,9 +39,14 @@ class OtherWindows:
     def elsewhere(self) -> list[str]:
         """Paths open in other windows of the same user and workspace."""
         user = (self.ctx.user or {}).get("username", "")
-        return sorted({path for other in self._others.values()
-                       if other.get("user") == user and other.get("ws") == self.ctx.workspace_id
-                       for path in other.get("paths", [])})
+        return sorted(
+            {
+                path
+                for other in self._others.values()
+                if other.get("user") == user and other.get("ws") == self.ctx.workspace_id
+                for path in other.get("paths", [])
+            }
+        )
 
     def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
         self._listeners.append(callback)
@@ -51,9 +56,12 @@ class OtherWindows:
         """A pop-out tells the others which notes it shows (only when that changed)."""
         if self.ctx.window_role != "popout":
             return
-        message = {"type": "notes", "user": (self.ctx.user or {}).get("username", ""),
-                   "ws": self.ctx.workspace_id,
-                   "paths": sorted({r.path for r in self.ctx.store.runtimes()})}
+        message = {
+            "type": "notes",
+            "user": (self.ctx.user or {}).get("username", ""),
+            "ws": self.ctx.workspace_id,
+            "paths": sorted({r.path for r in self.ctx.store.runtimes()}),
+        }
         said = json.dumps(message, sort_keys=True)
         if force or said != self._said:
             self._said = said

@@ -349,7 +349,10 @@ def delete_document(
     ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep, if_match: IfMatch = None
 ) -> Response:
     documents_service.delete_document(
-        db, workspace_id=ws, path=path, source=Source.page(user.id),
+        db,
+        workspace_id=ws,
+        path=path,
+        source=Source.page(user.id),
         if_match=parse_if_match(if_match),
     )
     return Response(status_code=204)

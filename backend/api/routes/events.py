@@ -109,9 +109,5 @@ async def stream_events(
 
 def _missed(request: Request, ws: str, after: int) -> list | None:
     with request.app.state.sessionmaker() as db:
-        found = events_service.since(
-            db, workspace_id=ws, after=after, limit=events_service.BACKLOG
-        )
+        found = events_service.since(db, workspace_id=ws, after=after, limit=events_service.BACKLOG)
         return None if found is None else [as_row(e) for e in found]
-
-

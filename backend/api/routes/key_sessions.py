@@ -31,7 +31,10 @@ class KeySessionOut(BaseModel):
     responses=error_responses(401, 403),
 )
 def open_key_session(
-    ws: MemberWorkspace, user: CurrentUser, db: SessionDep, settings: SettingsDep,
+    ws: MemberWorkspace,
+    user: CurrentUser,
+    db: SessionDep,
+    settings: SettingsDep,
     request: Request,
 ) -> KeySessionOut:
     key = key_sessions_service.create_key_session(

@@ -63,9 +63,7 @@ def _out(p: EditProposal) -> ProposalOut:
 
 def _owned(db, conversation_id: str, proposal_id: str, user_id: int) -> EditProposal:
     conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user_id)
-    return service.get_owned(
-        db, conversation_id=conv.id, proposal_id=proposal_id, user_id=user_id
-    )
+    return service.get_owned(db, conversation_id=conv.id, proposal_id=proposal_id, user_id=user_id)
 
 
 @router.get(

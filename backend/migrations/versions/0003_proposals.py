@@ -51,9 +51,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("id", name="pk_edit_proposals"),
     )
-    op.create_index(
-        "ix_edit_proposals_conversation_id", "edit_proposals", ["conversation_id"]
-    )
+    op.create_index("ix_edit_proposals_conversation_id", "edit_proposals", ["conversation_id"])
 
 
 def downgrade() -> None:

@@ -29,23 +29,25 @@ def upgrade() -> None:
         sa.Column("expires_at", TS, nullable=False),
         sa.Column("last_used_at", TS, nullable=True),
         sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"],
-            name="fk_personal_access_tokens_user_id_users", ondelete="CASCADE",
+            ["user_id"],
+            ["users.id"],
+            name="fk_personal_access_tokens_user_id_users",
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name="pk_personal_access_tokens"),
         sa.UniqueConstraint("token_sha256", name="uq_personal_access_tokens_token_sha256"),
     )
-    op.create_index(
-        "ix_personal_access_tokens_user_id", "personal_access_tokens", ["user_id"]
-    )
+    op.create_index("ix_personal_access_tokens_user_id", "personal_access_tokens", ["user_id"])
     op.create_table(
         "active_note_sharing",
         sa.Column("user_id", sa.Integer(), nullable=False),
         sa.Column("enabled", sa.Boolean(), nullable=False),
         sa.Column("updated_at", TS, nullable=False),
         sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"],
-            name="fk_active_note_sharing_user_id_users", ondelete="CASCADE",
+            ["user_id"],
+            ["users.id"],
+            name="fk_active_note_sharing_user_id_users",
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("user_id", name="pk_active_note_sharing"),
     )
@@ -60,12 +62,16 @@ def upgrade() -> None:
         sa.Column("chosen_at", TS, nullable=False),
         sa.Column("refreshed_at", TS, nullable=False),
         sa.ForeignKeyConstraint(
-            ["user_id"], ["users.id"],
-            name="fk_active_note_publications_user_id_users", ondelete="CASCADE",
+            ["user_id"],
+            ["users.id"],
+            name="fk_active_note_publications_user_id_users",
+            ondelete="CASCADE",
         ),
         sa.ForeignKeyConstraint(
-            ["workspace_id"], ["workspaces.id"],
-            name="fk_active_note_publications_workspace_id_workspaces", ondelete="CASCADE",
+            ["workspace_id"],
+            ["workspaces.id"],
+            name="fk_active_note_publications_workspace_id_workspaces",
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("user_id", "window_id", name="pk_active_note_publications"),
     )

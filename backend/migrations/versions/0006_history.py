@@ -69,16 +69,16 @@ def upgrade() -> None:
         sa.Column("body", sa.LargeBinary(), nullable=False),
         sa.Column("gone_at", TS, nullable=True),
         sa.ForeignKeyConstraint(
-            ["workspace_id"], ["workspaces.id"],
-            name="fk_note_revisions_workspace_id_workspaces", ondelete="CASCADE",
+            ["workspace_id"],
+            ["workspaces.id"],
+            name="fk_note_revisions_workspace_id_workspaces",
+            ondelete="CASCADE",
         ),
         sa.ForeignKeyConstraint(
             ["user_id"], ["users.id"], name="fk_note_revisions_user_id_users", ondelete="SET NULL"
         ),
         sa.PrimaryKeyConstraint("id", name="pk_note_revisions"),
-        sa.UniqueConstraint(
-            "document_uid", "revision", name="uq_note_revisions_document_revision"
-        ),
+        sa.UniqueConstraint("document_uid", "revision", name="uq_note_revisions_document_revision"),
     )
     op.create_index(
         "ix_note_revisions_workspace_path", "note_revisions", ["workspace_id", "path_sha256"]
@@ -91,8 +91,10 @@ def upgrade() -> None:
         sa.Column("data", sa.Text(), nullable=False),
         sa.Column("created_at", TS, nullable=False),
         sa.ForeignKeyConstraint(
-            ["workspace_id"], ["workspaces.id"],
-            name="fk_note_events_workspace_id_workspaces", ondelete="CASCADE",
+            ["workspace_id"],
+            ["workspaces.id"],
+            name="fk_note_events_workspace_id_workspaces",
+            ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name="pk_note_events"),
     )

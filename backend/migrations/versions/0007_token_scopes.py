@@ -19,9 +19,7 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("personal_access_tokens") as batch:
         # Tokens made before scopes existed could only read: they stay read-only.
-        batch.add_column(
-            sa.Column("scope", sa.String(16), nullable=False, server_default="read")
-        )
+        batch.add_column(sa.Column("scope", sa.String(16), nullable=False, server_default="read"))
         batch.add_column(sa.Column("workspace_id", sa.String(64), nullable=True))
         batch.add_column(sa.Column("folder", sa.Text(), nullable=True))
         batch.create_foreign_key(
