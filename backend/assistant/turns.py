@@ -12,12 +12,11 @@ from typing import Protocol
 
 from sqlalchemy.orm import Session
 
-from backend.assistant import ingress, registry
-from backend.assistant.agent import AgentResult, OfflineAgent
+from backend.assistant import conversations, deliveries, registry
+from backend.assistant.agent import AgentResult
 from backend.assistant.language import language
 from backend.assistant.messages import say
 from backend.assistant.tools import ToolContext
-from backend.config import Settings
 from backend.db import utcnow
 
 log = logging.getLogger("ambient.assistant.turn")
@@ -35,16 +34,6 @@ class Agent(Protocol):
     def run(
         self, ctx: ToolContext, message: str, *, turn_id: str | None, history: list[dict]
     ) -> AgentResult: ...
-
-
-def make_agent(settings: Settings) -> Agent:
-    """The OpenAI-compatible client when a base URL (or an API key alone, for OpenAI itself)
-    is configured, else the offline agent."""
-    if settings.llm_base_url or settings.llm_api_key:
-        from backend.assistant.llm import LLMAgent
-
-        return LLMAgent.from_settings(settings)
-    return OfflineAgent()
 
 
 @dataclass(frozen=True)
@@ -100,14 +89,14 @@ def start_turn(
     """
     started = time.perf_counter()
     now = now or utcnow()
-    cid = ingress.canonical_id(conversation_id)
-    ingress.refuse_foreign(db, conversation_id=cid, user_id=user_id)
-    ingress.check_member(db, user_id=user_id, workspace_id=workspace_id)
-    ingress.open_conversation(
+    cid = conversations.canonical_id(conversation_id)
+    conversations.refuse_foreign(db, conversation_id=cid, user_id=user_id)
+    conversations.check_member(db, user_id=user_id, workspace_id=workspace_id)
+    conversations.open_conversation(
         db, conversation_id=cid, user_id=user_id, workspace_id=workspace_id, now=now
     )
-    ingress.purge_expired(db, now=now)
-    delivery = ingress.record_delivery(
+    deliveries.purge_expired(db, now=now)
+    delivery = deliveries.record_delivery(
         db,
         conversation_id=cid,
         user_id=user_id,
@@ -118,9 +107,9 @@ def start_turn(
     )
     history = [
         {"role": m.role, "content": m.content}
-        for m in ingress.list_messages(db, conversation_id=cid, last=HISTORY_MESSAGES)
+        for m in conversations.list_messages(db, conversation_id=cid, last=HISTORY_MESSAGES)
     ]
-    ingress.add_message(db, conversation_id=cid, role="user", content=message, now=now)
+    conversations.add_message(db, conversation_id=cid, role="user", content=message, now=now)
     return StartedTurn(
         turn_id=uuid.uuid4().hex[:12],
         conversation_id=cid,
@@ -159,7 +148,7 @@ def finish_turn(
         }
         for c in result.tool_calls
     ]
-    ingress.add_message(
+    conversations.add_message(
         db,
         conversation_id=turn.conversation_id,
         role="assistant",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from backend.api.deps import CurrentUser, SessionDep
-from backend.assistant import ingress
+from backend.assistant import conversations as stored
 from backend.errors import error_responses
 from backend.services import conversations as service
 from backend.services import workspaces
@@ -74,6 +74,6 @@ def list_conversations(
     responses=error_responses(401, 403, 404),
 )
 def delete_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) -> Response:
-    conv = ingress.get_owned(db, conversation_id=conversation_id, user_id=user.id)
+    conv = stored.get_owned(db, conversation_id=conversation_id, user_id=user.id)
     service.delete_conversation(db, conversation_id=conv.id)
     return Response(status_code=204)
