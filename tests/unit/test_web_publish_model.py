@@ -136,3 +136,20 @@ def test_switching_and_a_409_start_from_nothing():
         "pointer": None,
     }
     assert p.close_body(None) is None
+
+
+def test_events_waiting_behind_a_publication_fold_into_the_strongest():
+    from app.publish_model import CHANGE, FOCUS, HEARTBEAT, PAUSE, Pending
+
+    pending = Pending()
+    assert pending.take() is None
+    for reason in (HEARTBEAT, CHANGE, HEARTBEAT):
+        pending.add(reason)
+    assert pending.take() == CHANGE  # a heartbeat never downgrades a waiting change
+    assert pending.take() is None  # taken: nothing waits any more
+    for reason in (PAUSE, FOCUS, CHANGE):
+        pending.add(reason)
+    assert pending.take() == FOCUS
+    pending.add(CHANGE)
+    pending.add(PAUSE)  # equal rank: the later one waits
+    assert pending.take() == PAUSE

@@ -12,7 +12,7 @@ from app.context import App, make_store
 from app.dom import guard, report, set_reporter
 from app.live import start_live
 from app.popout import enter_popout
-from app.sharing import start_publisher
+from app.publisher import start_publisher
 from app.shell import Shell
 from app.windows import OtherWindows
 

@@ -135,3 +135,24 @@ class Publisher:
         if not self.enabled or workspace_id is None:
             return None
         return self.body(workspace_id, None)
+
+
+# A waiting event keeps the strongest reason: a focus beats a change or a pause, which beat
+# the heartbeat.
+RANK = {HEARTBEAT: 0, CHANGE: 1, PAUSE: 1, FOCUS: 2}
+
+
+class Pending:
+    """Events that arrive while a publication is in flight fold into one request."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def add(self, reason: str) -> None:
+        if self.reason is None or RANK[reason] >= RANK[self.reason]:
+            self.reason = reason
+
+    def take(self) -> str | None:
+        """The reason to publish next (None when nothing waits); it is no longer waiting."""
+        reason, self.reason = self.reason, None
+        return reason

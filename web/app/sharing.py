@@ -1,202 +1,31 @@
-"""Your own agents (MCP): the settings panel (sharing switch, tokens) and the publisher.
+"""Your own agents (MCP): the settings panel (sharing switch, tokens and setup).
 
 The panel is a native <dialog> opened from the top bar: the `active-note-sharing` switch,
 the MCP address, personal access tokens (create with a name, an expiry, a scope and an
 optional workspace and folder; shown once with a copy button; listed with their scope,
 reach and when each was last used; revoked), and the ready-to-paste setup for Claude Code,
 VS Code and Cursor with this server's address (and the new token once it is created).
-The publisher runs in every window (main and popped-out) and PUTs what the window's resolver
-names; the rules of what and when are in publish_model, the typing pause and the close in
-web/editor/publish.js.
+The publisher, which runs in every window, is app.publisher.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
+from js import navigator, window
 
-from js import BroadcastChannel, crypto, document, navigator, window
-from pyodide.ffi import create_proxy
-from pyscript.js_modules import editor
-
-from ambient.pointer import now_iso
 from app.agent_setup_model import SCOPES, snippets
 from app.agent_setup_model import reach as reach_words
 from app.api_model import describe
-from app.dom import guard, h, spawn
-from app.publish_model import (
-    CHANGE,
-    FOCUS,
-    HEARTBEAT,
-    HEARTBEAT_SECONDS,
-    PAUSE,
-    PAUSE_MS,
-    SHARING_URL,
-    URL,
-    Publisher,
-    pointer_wire,
-)
+from app.dom import h
+from app.publish_model import SHARING_URL
+from app.publisher import start_publisher
 
 TOKENS_URL = "/api/tokens"
-CHANNEL = "ana-active-note-sharing"  # tells this user's other windows the switch moved
-RANK = {HEARTBEAT: 0, CHANGE: 1, PAUSE: 1, FOCUS: 2}  # a waiting event keeps the strongest
 EXPIRY_DAYS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "1 year"))
 SHARING_LABEL = (
     "Share my active note with my own agents. They see which note I am looking at: its "
     "path, the view, the selection and its size, never its text. The text is read only when "
     "an agent calls a tool with one of my tokens."
 )
-
-_publisher: WindowPublisher | None = None
-
-
-def start_publisher(ctx) -> WindowPublisher:
-    """Start this window's publisher (once per window; boot calls it)."""
-    global _publisher
-    if _publisher is None:
-        _publisher = WindowPublisher(ctx)
-    return _publisher
-
-
-# -- publishing ------------------------------------------------------------------------------
-
-
-class WindowPublisher:
-    """Publishes this window's resolved note while sharing is on; one request at a time."""
-
-    def __init__(self, ctx) -> None:
-        self.ctx = ctx
-        self.model = Publisher(str(crypto.randomUUID()))
-        self._wanted: str | None = None  # the strongest reason waiting to be published
-        self._running = False
-        self._keep = []
-        ctx.store.subscribe(lambda: self.request(CHANGE))
-        ctx.on_workspace_change(self._on_workspace)
-        self._pause = create_proxy(guard(lambda *a: self.request(PAUSE)))
-        self._listen(window, "focus", lambda event: self.request(FOCUS))
-        self._listen(document, "visibilitychange", self._on_visibility)
-        self.channel = BroadcastChannel.new(CHANNEL)
-        self._listen(self.channel, "message", lambda event: spawn(self.refresh()))
-        spawn(self._heartbeat())
-
-    def _listen(self, target, name: str, fn) -> None:
-        proxy = create_proxy(guard(fn))
-        target.addEventListener(name, proxy)
-        self._keep.append(proxy)
-
-    def _on_workspace(self, workspace_id) -> None:
-        if workspace_id is None:  # signed out: stop until the next sign-in says otherwise
-            self._apply(False)
-        else:
-            spawn(self.refresh())
-
-    def _on_visibility(self, event) -> None:
-        if editor.pageVisible():
-            self.request(FOCUS)
-
-    async def refresh(self) -> None:
-        """Ask the server whether sharing is on (at sign-in, and when another window says)."""
-        try:
-            reply = await self.ctx.api.call("GET", SHARING_URL)
-        except Exception:  # noqa: BLE001 - offline: keep the state; the next event asks again
-            return
-        if reply.status == 200:
-            self._apply(bool(reply.json().get("enabled")))
-        elif reply.status == 401:
-            self._apply(False)
-
-    def _apply(self, enabled: bool) -> None:
-        if enabled == self.model.enabled:
-            return
-        self.model.switch(enabled)
-        # With sharing off, typing calls no Python at all, not even once per pause.
-        editor.onTypingPause(self._pause if enabled else None, PAUSE_MS)
-        self._arm_close()
-        if enabled:
-            self.request(CHANGE)
-
-    def switched(self, enabled: bool) -> None:
-        """This window's panel moved the switch: apply it here and tell the other windows."""
-        self._apply(enabled)
-        self.channel.postMessage("changed")
-
-    def _arm_close(self) -> None:
-        body = self.model.close_body(self.ctx.workspace_id)
-        editor.armClose(URL, json.dumps(body) if body else None)
-
-    def request(self, reason: str) -> None:
-        """Publish for `reason` soon; events that arrive meanwhile fold into one request."""
-        if not self.model.enabled:
-            return
-        if self._wanted is None or RANK[reason] >= RANK[self._wanted]:
-            self._wanted = reason
-        if not self._running:
-            self._running = True
-            spawn(self._run())
-
-    async def _run(self) -> None:
-        try:
-            while self._wanted is not None:
-                reason, self._wanted = self._wanted, None
-                await self._publish(reason)
-        finally:
-            self._running = False
-
-    async def _publish(self, reason: str) -> None:
-        ws = self.ctx.workspace_id
-        wire = None if reason == HEARTBEAT else await self._capture()
-        if ws != self.ctx.workspace_id:
-            return  # crossed a workspace boundary meanwhile: the change event publishes anew
-        body = self.model.decide(
-            reason,
-            workspace_id=ws,
-            wire=wire,
-            now=time.monotonic(),
-            visible=bool(editor.pageVisible()),
-        )
-        if body is None:
-            return
-        self._arm_close()
-        try:
-            reply = await self.ctx.api.call("PUT", URL, data=body)
-        except Exception:  # noqa: BLE001 - offline: not marked sent, so the next event retries
-            return
-        if reply.status == 409:  # switched off in another window or tab
-            self._apply(False)
-        elif reply.status < 300:
-            self.model.sent(body, time.monotonic())
-
-    async def _capture(self) -> dict | None:
-        """The resolver's answer now, measured from the live editor (never note text)."""
-        store = self.ctx.store
-        epoch = store.epoch
-        runtime = store.resolve()
-        if runtime is None:
-            return None
-        try:
-            snapshot = await runtime.snapshot()  # editor.digest, as the per-turn capture
-        except Exception:  # noqa: BLE001 - the frame went away: its change event follows
-            return None
-        if store.epoch != epoch:
-            return None
-        return pointer_wire(
-            frame_id=runtime.frame_id,
-            path=runtime.path,
-            view=runtime.view,
-            snapshot=snapshot,
-            flushed=not getattr(runtime, "dirty", False),
-            captured_at=now_iso(),
-        )
-
-    async def _heartbeat(self) -> None:
-        """Wake a few times per heartbeat period; the model says whether one is due."""
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS / 4)
-            self.request(HEARTBEAT)
-
-
-# -- the panel -------------------------------------------------------------------------------
 
 
 def panel_button(ctx, shell):
