@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from urllib.parse import quote
 
 from app.chat_model import conversation_url
+from app.time_model import parse, within_a_day
 
 CONVERSATIONS_URL = "/api/assistant/conversations"
 
@@ -60,21 +61,12 @@ def count_label(count: int) -> str:
 def ago(updated_at: str, now: datetime) -> str:
     """How long ago, in a few characters: "just now", "5 min ago", "3 h ago", "2 d ago",
     or the date past a week. An unreadable time gives ""."""
-    try:
-        then = datetime.fromisoformat(updated_at)  # 3.11+ reads a "Z"
-    except ValueError:
+    then = parse(updated_at)
+    if then is None:
         return ""
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
     seconds = (now - then).total_seconds()
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)} h ago"
     if seconds < 7 * 86400:
-        return f"{int(seconds // 86400)} d ago"
+        return within_a_day(then, now) or f"{int(seconds // 86400)} d ago"
     return then.date().isoformat()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from app.time_model import parse, within_a_day
+
 ACTIONS = {
     "create": "created it",
     "edit": "edited",
@@ -67,17 +69,7 @@ def parse_revisions(data: object) -> list[Revision]:
 
 def when(saved_at: str, now: datetime) -> str:
     """ "just now", "5 min ago", "3 h ago", or the UTC date and time for older ones."""
-    try:
-        moment = datetime.fromisoformat(saved_at)
-    except ValueError:
+    moment = parse(saved_at)
+    if moment is None:
         return saved_at
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    seconds = (now - moment).total_seconds()
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)} h ago"
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return within_a_day(moment, now) or moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

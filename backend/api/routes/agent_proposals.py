@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from backend.api.deps import CurrentUser, SessionDep, SettingsDep
+from backend.api.routes.proposals import AppliedOut, StatusOut
 from backend.errors import error_responses
 from backend.models.proposals import EditProposal
 from backend.services import proposals as service
@@ -46,16 +47,6 @@ class AgentProposalOut(_Camel):
 
 class AgentProposalList(_Camel):
     proposals: list[AgentProposalOut]
-
-
-class AppliedOut(_Camel):
-    path: str
-    revision: int
-
-
-class StatusOut(_Camel):
-    proposal_id: str
-    status: str
 
 
 def _out(p: EditProposal) -> AgentProposalOut:
