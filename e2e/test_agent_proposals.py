@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from e2e.ambient_helpers import editor_text, open_note, put_note, reload_list, saved_text
 from e2e.conftest import Server, new_context, sign_in
+from e2e.live_helpers import back_online, type_offline, wait_editor, wait_saved
 from e2e.test_mcp import mcp_call, open_panel
 
 NOTE = "# Trip\n\nLeave on Friday.\n\n## Packing\n- [ ] passport\n"
@@ -194,3 +195,42 @@ def test_the_agents_dialog_makes_a_scoped_token_and_shows_the_setup(
     expect(panel).to_be_hidden()
     panel = open_panel(first)
     assert secret not in panel.inner_text()  # shown once: gone from the setup text too
+
+
+def test_a_write_scope_edit_note_on_a_note_with_unsaved_keystrokes_keeps_both(
+    windows: tuple[Page, Page], agents_server: Server
+):
+    """§14 + §13: an agent's `edit_note` lands on the saved copy while the user has typed on
+    another line and not saved yet; the editor and then the saved copy end with both."""
+    page, _ = windows
+    note = "# Trip\n\nLeave on Friday\n\n## Packing\n- [ ] passport\n\n## Notes\nCall it.\n"
+    put_note(page, agents_server.url, "personal", "live-edit.md", note)
+    reload_list(page)
+    frame = open_note(page, "live-edit.md")
+    t = token(page, agents_server, "write")
+
+    # The window goes offline, so its saves fail and retry: these keystrokes stay unsaved.
+    type_offline(frame, 3, " morning")
+    read = mcp_call(
+        agents_server.url, t, "read_document", workspaceId="personal", path="live-edit.md"
+    )
+    assert read["ok"] and read["content"] == note, read  # the agent sees no keystroke of hers
+    edited = mcp_call(
+        agents_server.url,
+        t,
+        "edit_note",
+        workspaceId="personal",
+        path="live-edit.md",
+        baseSha256=read["sha256"],
+        edits=[{"heading": "## Packing", "append": "- [ ] tickets"}],
+    )
+    assert edited["ok"] is True, edited
+    theirs = note.replace("- [ ] passport\n", "- [ ] passport\n- [ ] tickets\n")
+    assert saved_text(page, agents_server.url, "personal", "live-edit.md") == theirs
+
+    back_online(page)
+    both = theirs.replace("Leave on Friday", "Leave on Friday morning")
+    wait_editor(frame, both)  # the live document: her keystrokes and the agent's line
+    wait_saved(page, agents_server.url, "live-edit.md", both)
+    expect(frame.get_by_test_id("note-conflict")).to_be_hidden()
+    expect(frame.get_by_test_id("save-status")).to_have_attribute("data-state", "saved")
