@@ -127,16 +127,16 @@ class ProposalCard:
             self._return_to = active
 
     def _give_focus_back(self, frame) -> None:
-        """The pressed button goes away: the focus goes back where it was; failing that, to the
-        editor that took the edit (Ctrl+Z is right there), else to the chat box — never the
-        page body."""
+        """The pressed button goes away, and the focus must not fall to the page body: into
+        the editor that took the edit (Ctrl+Z is right there), else back where it was, else
+        to the chat box."""
         if not self.apply_button.hidden:
             return  # nothing settled: the focus stays on the card's buttons
         target, self._return_to = self._return_to, None
-        if target is not None and target.isConnected and target is not document.body:
-            target.focus()
-        elif frame is not None:
+        if frame is not None:
             frame.focus_editor()
+        elif target is not None and target.isConnected and target is not document.body:
+            target.focus()
         else:
             self.return_focus()
 
