@@ -46,7 +46,9 @@ def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(
     expect(alice.locator(f"[data-testid=note-link][data-path='tabs-{tag}/n5.md']")).to_be_visible()
     assert alice.get_by_test_id("note-link").count() >= 8
     assert tabs_to_the_chat_box(alice) == before
-    assert before <= 20, before
+    # The skip links, the top bar, the list (one stop), the Assistant's bar (conversations,
+    # New chat, the ambient switch) and an empty chat's suggestions: a fixed, small number.
+    assert before <= 25, before
     assert alice.locator(".sidebar [role=tree] [tabindex='0']").count() == 1
     # The skip link shows when focused; Enter puts the cursor in the chat box.
     skip = alice.get_by_test_id("skip-to-chat")

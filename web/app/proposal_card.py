@@ -128,15 +128,15 @@ class ProposalCard:
 
     def _give_focus_back(self, frame) -> None:
         """The pressed button goes away, and the focus must not fall to the page body: into
-        the editor that took the edit (Ctrl+Z is right there), else back where it was, else
-        to the chat box."""
+        the editor that took the edit (Ctrl+Z is right there), else back into the editor it
+        came from, else to the chat box."""
         if not self.apply_button.hidden:
             return  # nothing settled: the focus stays on the card's buttons
         target, self._return_to = self._return_to, None
         if frame is not None:
             frame.focus_editor()
-        elif target is not None and target.isConnected and target is not document.body:
-            target.focus()
+        elif target is not None and target.isConnected and target.matches(".cm-content"):
+            target.focus()  # typing in a note when Apply was pressed: back to it
         else:
             self.return_focus()
 
