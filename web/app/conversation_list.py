@@ -89,6 +89,8 @@ class ConversationList:
 
     def show(self, items: list[Listed]) -> None:
         self.items = items
+        if self.list.querySelector(".confirm") is not None:
+            return  # a row asks "Delete?": redraw once it is answered, not under the user
         now = datetime.now(UTC)
         self.toggle.textContent = f"Conversations ({len(items)})"
         self.list.replaceChildren(*[self._row(item, now) for item in items])
@@ -191,7 +193,10 @@ class ConversationList:
             confirm.remove()
         for button in row.querySelectorAll("button"):
             button.hidden = False
-        row.querySelector("[data-testid=conversation-delete]").focus()
+        cid = str(row.dataset.conversationId)
+        self.show(self.items)  # what arrived while it asked
+        again = self.list.querySelector(f'li.conversation[data-conversation-id="{cid}"]')
+        (again or row).querySelector("[data-testid=conversation-delete]").focus()
 
     async def delete(self, conversation_id: str) -> None:
         try:
@@ -203,6 +208,8 @@ class ConversationList:
         except Exception as exc:  # noqa: BLE001 - offline: said, nothing changed
             self.say(f"Not deleted: {describe(exc)}")
             return
+        for confirm in self.list.querySelectorAll(".confirm"):
+            confirm.remove()  # answered: the list may be drawn again
         self.show(without(self.items, conversation_id))
         self.on_deleted(conversation_id)
         self.say("Conversation deleted.")
