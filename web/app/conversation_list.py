@@ -89,7 +89,7 @@ class ConversationList:
 
     def show(self, items: list[Listed]) -> None:
         self.items = items
-        if self.list.querySelector(".confirm") is not None:
+        if self.list.querySelector(".confirm"):  # JS null is falsy (not always None)
             return  # a row asks "Delete?": redraw once it is answered, not under the user
         now = datetime.now(UTC)
         self.toggle.textContent = f"Conversations ({len(items)})"
