@@ -147,6 +147,7 @@ def test_the_agents_dialog_makes_a_scoped_token_and_shows_the_setup(
     panel = open_panel(first)
     expect(panel.get_by_test_id("token-scope")).to_have_value("read")  # read preselected
     address = f"{agents_server.url}/mcp"
+    expect(panel.get_by_test_id("agent-setup")).to_be_visible()
     expect(panel.get_by_test_id("setup-claude-code")).to_contain_text(address)
     panel.get_by_test_id("token-name").fill("Cursor on the laptop")
     panel.get_by_test_id("token-scope").select_option("write")

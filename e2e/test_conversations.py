@@ -174,3 +174,23 @@ def test_an_empty_chat_offers_requests_that_one_click_sends(small: Page, server:
         offered.filter(has_text="summarise this").click()
     assert json.loads(info.value.post_data)["message"] == "summarise this"
     expect(messages(page)).to_have_count(2, timeout=30_000)
+
+
+def test_the_conversations_toggle_hides_and_shows_the_list_and_a_reload_keeps_it(
+    small: Page, server: Server
+):
+    page = small
+    send(page, "a conversation to list")
+    toggle = assistant(page).get_by_test_id("conversation-toggle")
+    listing = assistant(page).get_by_test_id("conversation-list")
+    expect(listing).to_be_visible()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    toggle.click()
+    expect(listing).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    page.reload()
+    wait_ready(page)
+    expect(assistant(page).get_by_test_id("conversation-list")).to_be_hidden()  # remembered
+    assistant(page).get_by_test_id("conversation-toggle").click()
+    expect(assistant(page).get_by_test_id("conversation-list")).to_be_visible()
+    expect(assistant(page).get_by_test_id("conversation-item").first).to_be_visible()
