@@ -17,6 +17,7 @@ from ambient import edits as edit_rules
 from ambient import pointer as codec
 from backend.errors import BadRequest, Conflict, PreconditionFailed, TooLarge
 from backend.errors import NotFound as NotFoundError
+from backend.models import Document
 from backend.outside_agents.tools import active_or_failure, no_access
 from backend.services import documents, proposals
 from backend.services import notes_reading as reading
@@ -159,15 +160,8 @@ def create_note(
     if refused:
         return refused
     try:
-        doc, _ = documents.save_document(
-            db,
-            workspace_id=workspace_id,
-            path=path,
-            content=text,
-            max_bytes=max_bytes,
-            source=Source.agent(auth.user_id, name=auth.name),
-            create_only=True,
-            now=now,
+        doc = _save_as_agent(
+            db, auth, workspace_id, path, text, max_bytes=max_bytes, now=now, create_only=True
         )
     except PreconditionFailed:
         return {"ok": False, "reason": EXISTS, "text": EXISTS_TEXT}
@@ -211,19 +205,46 @@ def edit_note(
     except edit_rules.EditError as exc:
         return _edit_failure(exc)
     try:
-        saved, _ = documents.save_document(
+        saved = _save_as_agent(
             db,
-            workspace_id=workspace_id,
-            path=doc_path,
-            content=new_text,
+            auth,
+            workspace_id,
+            doc_path,
+            new_text,
             max_bytes=max_bytes,
-            source=Source.agent(auth.user_id, name=auth.name),
-            if_match=revision,
             now=now,
+            if_match=revision,
         )
     except Conflict:
         return {"ok": False, "reason": RACE, "text": RACE_TEXT}
     return _saved(saved, f"Edited {saved.path} in workspace {workspace_id}")
+
+
+def _save_as_agent(
+    db: Session,
+    auth: Authority,
+    workspace_id: str,
+    path: str,
+    text: str,
+    *,
+    max_bytes: int,
+    now: datetime,
+    if_match: int | None = None,
+    create_only: bool = False,
+) -> Document:
+    """Save under the agent's name (its token's), so history and the event stream say who."""
+    doc, _ = documents.save_document(
+        db,
+        workspace_id=workspace_id,
+        path=path,
+        content=text,
+        max_bytes=max_bytes,
+        source=Source.agent(auth.user_id, name=auth.name),
+        if_match=if_match,
+        create_only=create_only,
+        now=now,
+    )
+    return doc
 
 
 def _saved(doc, what: str) -> dict:
