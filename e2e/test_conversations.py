@@ -5,6 +5,7 @@ suggestions that one click sends."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -134,6 +135,76 @@ def test_delete_asks_first_then_removes_the_conversation_everywhere(small: Page,
     wait_ready(page)
     expect(messages(page)).to_have_count(2)
     expect(messages(page).first).to_have_text("after the delete")
+
+
+def test_the_list_is_one_tab_stop_with_arrows_and_the_delete_key(small: Page, server: Server):
+    page = small
+    made = []
+    for number in range(3):  # through the real API: newest first in the list
+        conversation_id = str(uuid.uuid4())
+        response = page.request.post(
+            f"{server.url}{TURNS}",
+            data={
+                "conversationId": conversation_id,
+                "workspaceId": "personal",
+                "message": f"keyboard {number}",
+            },
+        )
+        assert response.ok, response.text()
+        made.append(conversation_id)
+    oldest, middle, newest = made
+    page.reload()
+    wait_ready(page)
+    listing = assistant(page).get_by_test_id("conversation-list")
+    rows = listing.get_by_test_id("conversation-item")
+    expect(rows.first).to_have_attribute("data-conversation-id", newest)
+    focused = "document.activeElement"
+
+    # One Tab stop: from New chat, Tab enters the list on one row and Tab again leaves it.
+    assistant(page).get_by_test_id("conversation-new").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate(f"{focused}.dataset.testid") == "conversation-item"
+    page.keyboard.press("Tab")
+    assert page.evaluate(
+        f"!document.querySelector('[data-testid=conversation-list]').contains({focused})"
+    )
+    assert listing.locator("[tabindex='0']").count() == 1
+
+    # Arrows, Home and End move the focus, and the Tab stop follows it.
+    item(page, newest).focus()
+    page.keyboard.press("ArrowDown")
+    expect(item(page, middle)).to_be_focused()
+    expect(item(page, middle)).to_have_attribute("tabindex", "0")
+    expect(item(page, newest)).to_have_attribute("tabindex", "-1")
+    page.keyboard.press("ArrowUp")
+    expect(item(page, newest)).to_be_focused()
+    page.keyboard.press("End")
+    expect(rows.last).to_be_focused()
+    page.keyboard.press("Home")
+    expect(rows.first).to_be_focused()
+    # → reaches the row's delete button, ← comes back.
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowRight")
+    row = listing.locator(f'li.conversation[data-conversation-id="{middle}"]')
+    expect(row.get_by_test_id("conversation-delete")).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    expect(item(page, middle)).to_be_focused()
+    # The Delete key asks; Escape keeps it and the keyboard is back on the row.
+    page.keyboard.press("Delete")
+    expect(row.get_by_test_id("conversation-delete-cancel")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(item(page, middle)).to_be_focused()
+    page.keyboard.press("Delete")
+    row.get_by_test_id("conversation-delete-confirm").focus()
+    page.keyboard.press("Enter")
+    expect(item(page, middle)).to_have_count(0)
+    assert page.request.get(f"{server.url}/api/assistant/conversations/{middle}").status == 404
+    expect(item(page, oldest)).to_be_focused()  # the next row keeps the keyboard in the list
+    # Enter opens the focused one.
+    page.keyboard.press("Enter")
+    expect(item(page, oldest)).to_have_attribute("aria-current", "true")
+    expect(messages(page).first).to_have_text("keyboard 0")
+    expect(page.get_by_test_id("app-message")).to_be_hidden()  # no error on the way
 
 
 def test_an_empty_chat_offers_requests_that_one_click_sends(small: Page, server: Server):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+
+import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import send
@@ -44,12 +48,31 @@ def test_two_notes_and_the_assistant_share_one_row_at_1024(page: Page, server: S
     assert covered_controls(page) == []
 
 
-def test_files_at_1440_joins_the_row_and_pushes_nothing_off_screen(
-    page: Page, server: Server
-) -> None:
-    page.set_viewport_size({"width": 1440, "height": 900})
+@pytest.fixture
+def long_list(page: Page, server: Server) -> Iterator[Page]:
+    """Alice with a note list longer than the window (a folder of 40 notes, ahead of the
+    root notes), as a long-used account has; the notes go again afterwards."""
     sign_in(page, server)
-    open_two_notes(page)
+    notes = f"{server.url}/api/workspaces/personal/documents/long-{uuid.uuid4().hex[:6]}"
+    for number in range(40):
+        response = page.request.put(
+            f"{notes}/n{number:02}.md", data=b"# n\n", headers={"Content-Type": "text/markdown"}
+        )
+        assert response.ok, response.text()
+    page.reload()
+    wait_ready(page)
+    yield page
+    for number in range(40):
+        page.request.delete(f"{notes}/n{number:02}.md")
+
+
+def test_files_at_1440_joins_the_row_and_pushes_nothing_off_screen(long_list: Page) -> None:
+    page = long_list
+    page.set_viewport_size({"width": 1440, "height": 900})
+    tree = page.locator(".sidebar .note-tree")
+    expect(tree.get_by_test_id("note-link")).not_to_have_count(0)
+    assert tree.evaluate("el => el.scrollHeight > innerHeight")  # the list is long
+    open_two_notes(page)  # its rows far down: the list scrolls to them, not the search box
     page.locator("[data-testid=open-frame][data-kind=files]").click()
     expect(
         page.locator(f"{FRAMES}[data-frame-kind=files] [data-testid=file-link]").first

@@ -1,4 +1,5 @@
-"""The note list as one Tab stop (the WAI-ARIA tree pattern) and the skip link to the chat."""
+"""The note list and the conversation list as one Tab stop each (the roving tabindex of the
+WAI-ARIA tree pattern) and the skip link to the chat."""
 
 from __future__ import annotations
 
@@ -20,6 +21,17 @@ def put_note(page: Page, server: Server, path: str, text: str = "# n\n") -> None
     assert response.ok, response.text()
 
 
+def start_conversation(page: Page, server: Server, message: str) -> str:
+    """A stored conversation of the signed-in user, made by a real turn."""
+    conversation_id = str(uuid.uuid4())
+    response = page.request.post(
+        f"{server.url}/api/assistant/turns",
+        data={"conversationId": conversation_id, "workspaceId": "personal", "message": message},
+    )
+    assert response.ok, response.text()
+    return conversation_id
+
+
 def tabs_to_the_chat_box(page: Page) -> int:
     """Tab stops from the start of the page (its first one, the skip link) to the chat box."""
     first = page.evaluate("""() => [...document.querySelectorAll(
@@ -37,19 +49,30 @@ def tabs_to_the_chat_box(page: Page) -> int:
 def test_the_list_is_one_tab_stop_and_a_skip_link_reaches_the_chat(
     alice: Page, server: Server
 ) -> None:
+    conversations = alice.get_by_test_id("conversation-item")
+    start_conversation(alice, server, "one conversation: the list is drawn")
+    alice.reload()
+    wait_ready(alice)
+    expect(conversations.first).to_be_visible()
+    listed = conversations.count()
     before = tabs_to_the_chat_box(alice)
     tag = uuid.uuid4().hex[:6]
-    for number in range(6):  # more notes cost no more Tab presses
+    for number in range(6):  # more notes and more conversations cost no more Tab presses
         put_note(alice, server, f"tabs-{tag}/n{number}.md")
+        start_conversation(alice, server, f"tabs {tag} {number}")
     alice.reload()
     wait_ready(alice)
     expect(alice.locator(f"[data-testid=note-link][data-path='tabs-{tag}/n5.md']")).to_be_visible()
+    expect(conversations).to_have_count(listed + 6)
     assert alice.get_by_test_id("note-link").count() >= 8
     assert tabs_to_the_chat_box(alice) == before
     # The skip links, the top bar, the list (one stop), the Assistant's bar (conversations,
-    # New chat, the ambient switch) and an empty chat's suggestions: a fixed, small number.
+    # New chat, the ambient switch), its list (one stop) and the suggestions: a small number.
     assert before <= 25, before
     assert alice.locator(".sidebar [role=tree] [tabindex='0']").count() == 1
+    listing = alice.get_by_test_id("conversation-list")
+    assert listing.locator("[tabindex='0']").count() == 1
+    assert listing.locator("button:not([tabindex='-1'])").count() == 1
     # The skip link shows when focused; Enter puts the cursor in the chat box.
     skip = alice.get_by_test_id("skip-to-chat")
     skip.focus()

@@ -7,13 +7,17 @@ from datetime import UTC, datetime, timedelta
 from app.conversation_model import (
     SUGGESTIONS,
     Listed,
+    ListMove,
+    after_delete,
     ago,
     count_label,
     delete_url,
     line_of,
+    list_key,
     list_url,
     parse_listing,
     shown_title,
+    tab_stop,
     without,
 )
 
@@ -85,3 +89,41 @@ def test_a_links_line_is_read_only_when_it_is_one():
     assert line_of("5") == 5
     assert line_of(None) is None  # a link to a whole note carries no line
     assert line_of("null") is None and line_of("") is None and line_of("0") is None
+
+
+IDS = ["c1", "c2", "c3"]
+
+
+def test_one_row_is_the_tab_stop_the_last_focused_else_the_open_one_else_the_first():
+    assert tab_stop(IDS, "c3", "c2") == "c3"
+    assert tab_stop(IDS, "gone", "c2") == "c2"  # the focused row was deleted meanwhile
+    assert tab_stop(IDS, None, "c2") == "c2"
+    assert tab_stop(IDS, None, None) == "c1"
+    assert tab_stop(IDS, None, "elsewhere") == "c1"
+    assert tab_stop([], "c1", "c1") is None
+
+
+def test_arrows_home_and_end_move_and_stop_at_the_ends():
+    assert list_key(IDS, "c1", "ArrowDown") == ListMove("c2")
+    assert list_key(IDS, "c3", "ArrowDown") == ListMove("c3")
+    assert list_key(IDS, "c2", "ArrowUp") == ListMove("c1")
+    assert list_key(IDS, "c1", "ArrowUp") == ListMove("c1")
+    assert list_key(IDS, "c2", "Home") == ListMove("c1")
+    assert list_key(IDS, "c1", "End") == ListMove("c3")
+    assert list_key(IDS, "gone", "ArrowDown") == ListMove("c2")  # an unknown row is the first
+
+
+def test_delete_asks_and_right_reaches_the_delete_button_other_keys_are_left_alone():
+    assert list_key(IDS, "c2", "Delete") == ListMove("c2", "delete")
+    assert list_key(IDS, "c2", "ArrowRight") == ListMove("c2", "actions")
+    for key in ("Enter", " ", "Tab", "a", "ArrowLeft", "Escape"):
+        assert list_key(IDS, "c2", key) is None, key
+    assert list_key([], "c1", "ArrowDown") is None
+
+
+def test_after_a_delete_the_keyboard_goes_to_the_next_row_else_the_one_above():
+    assert after_delete(IDS, "c1") == "c2"
+    assert after_delete(IDS, "c2") == "c3"
+    assert after_delete(IDS, "c3") == "c2"
+    assert after_delete(["c1"], "c1") is None
+    assert after_delete(IDS, "gone") is None

@@ -5,15 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from js import document
+
 from app.api_model import ApiError, describe
 from app.conversation_model import (
     Listed,
+    after_delete,
     ago,
     count_label,
     delete_url,
+    list_key,
     list_url,
     parse_listing,
     shown_title,
+    tab_stop,
     without,
 )
 from app.dom import Listeners, h, spawn
@@ -22,7 +27,9 @@ OPEN_KEY = "ana.conversations.open"  # localStorage: "0" when the user folded th
 
 
 class ConversationList:
-    """`el` holds the toggle, the list and its status; one delegated click listener."""
+    """The toggle and the list; delegated listeners. The list is ONE Tab stop (a roving
+    tabindex, as the note tree): arrows move between rows, → reaches a row's delete button,
+    the Delete key asks to delete, so many conversations cost no more Tab presses."""
 
     def __init__(
         self,
@@ -42,6 +49,7 @@ class ConversationList:
         self.say = say
         self.items: list[Listed] = []
         self.current = current  # the open conversation's id
+        self.focused: str | None = None  # the row last focused: the list's Tab stop
         self.workspace: str | None = None
         expanded = storage.get(OPEN_KEY) != "0"
         self.toggle = h(
@@ -66,6 +74,7 @@ class ConversationList:
         listeners.on(self.toggle, "click", lambda event: self.flip())
         listeners.on(self.list, "click", self._click)
         listeners.on(self.list, "keydown", self._keydown)
+        listeners.on(self.list, "focusin", self._focusin)
 
     # -- the list ----------------------------------------------------------------------
     def flip(self) -> None:
@@ -93,17 +102,49 @@ class ConversationList:
             return  # a row asks "Delete?": redraw once it is answered, not under the user
         now = datetime.now(UTC)
         self.toggle.textContent = f"Conversations ({len(items)})"
+        had_focus = bool(self.list.contains(document.activeElement))
         self.list.replaceChildren(*[self._row(item, now) for item in items])
         self.mark()
+        if had_focus:  # redrawn under the keyboard: it stays in the list
+            self._focus(self._stop())
 
     def mark(self) -> None:
-        """Show which conversation is open (`aria-current`)."""
+        """Show which conversation is open (`aria-current`) and which row is the Tab stop."""
         conversation_id = self.current()
-        for button in self.list.querySelectorAll("[data-testid=conversation-item]"):
-            if button.dataset.conversationId == conversation_id:
+        stop = self._stop()
+        for button in self._buttons():
+            cid = str(button.dataset.conversationId)
+            if cid == conversation_id:
                 button.setAttribute("aria-current", "true")
             else:
                 button.removeAttribute("aria-current")
+            button.setAttribute("tabindex", "0" if cid == stop else "-1")
+
+    # -- the keyboard ------------------------------------------------------------------
+    def _buttons(self) -> list:
+        return list(self.list.querySelectorAll("[data-testid=conversation-item]"))
+
+    def _ids(self) -> list[str]:
+        return [item.conversation_id for item in self.items]
+
+    def _stop(self) -> str | None:
+        return tab_stop(self._ids(), self.focused, self.current())
+
+    def _focus(self, conversation_id: str | None) -> None:
+        if conversation_id is None:
+            self.toggle.focus()  # no row left: the list's own button keeps the keyboard here
+            return
+        self.focused = conversation_id
+        self.mark()
+        for button in self._buttons():
+            if button.dataset.conversationId == conversation_id:
+                button.focus()
+
+    def _focusin(self, event) -> None:
+        button = event.target.closest("[data-testid=conversation-item]")
+        if button and str(button.dataset.conversationId) != self.focused:  # null: not a row
+            self.focused = str(button.dataset.conversationId)
+            self.mark()
 
     def _row(self, item: Listed, now: datetime):
         title = shown_title(item)
@@ -120,6 +161,8 @@ class ConversationList:
                     "data-testid": "conversation-item",
                     "data-conversation-id": item.conversation_id,
                     "title": f"Open: {title}",
+                    "tabindex": "-1",  # `mark` makes one row the list's Tab stop
+                    "aria-keyshortcuts": "ArrowDown ArrowUp Home End Delete ArrowRight",
                 },
                 h("span", {"class": "conversation-title", "text": title}),
                 h("span", {"class": "conversation-meta", "text": meta}),
@@ -132,7 +175,8 @@ class ConversationList:
                     "data-testid": "conversation-delete",
                     "text": "×",
                     "aria-label": f"Delete the conversation “{title}”",
-                    "title": "Delete this conversation",
+                    "title": "Delete this conversation (Delete key)",
+                    "tabindex": "-1",  # → on the row reaches it, ← or Escape goes back
                 },
             ),
         )
@@ -141,7 +185,7 @@ class ConversationList:
     def _click(self, event) -> None:
         target = event.target.closest("button")
         row = event.target.closest("li.conversation")
-        if target is None or row is None:
+        if not target or not row:  # JS null need not arrive as None
             return
         cid = str(row.dataset.conversationId)
         testid = str(target.dataset.testid)
@@ -156,9 +200,35 @@ class ConversationList:
 
     def _keydown(self, event) -> None:
         row = event.target.closest("li.conversation")
-        if event.key == "Escape" and row is not None and row.querySelector(".confirm"):
+        if not row:  # JS null need not arrive as None
+            return
+        key = str(event.key)
+        if key == "Escape" and row.querySelector(".confirm"):
             event.preventDefault()
+            event.stopPropagation()  # the question only, not the window's Escape
             self._unconfirm(row)
+            return
+        if event.altKey or event.ctrlKey or event.metaKey or event.shiftKey:
+            return
+        testid = str(event.target.dataset.testid)
+        cid = str(row.dataset.conversationId)
+        if testid == "conversation-delete" and key in ("ArrowLeft", "Escape"):
+            event.preventDefault()
+            event.stopPropagation()
+            self._focus(cid)
+            return
+        if testid != "conversation-item":
+            return
+        move = list_key(self._ids(), cid, key)
+        if move is None:
+            return
+        event.preventDefault()
+        if move.action == "delete":
+            self._confirm(row)
+        elif move.action == "actions":
+            row.querySelector("[data-testid=conversation-delete]").focus()
+        else:
+            self._focus(move.focus)
 
     def _confirm(self, row) -> None:
         """Deleting cannot be undone: the row asks first (Escape or Cancel keeps it)."""
@@ -189,14 +259,13 @@ class ConversationList:
 
     def _unconfirm(self, row) -> None:
         confirm = row.querySelector(".confirm")
-        if confirm is not None:
+        if confirm:
             confirm.remove()
         for button in row.querySelectorAll("button"):
             button.hidden = False
         cid = str(row.dataset.conversationId)
         self.show(self.items)  # what arrived while it asked
-        again = self.list.querySelector(f'li.conversation[data-conversation-id="{cid}"]')
-        (again or row).querySelector("[data-testid=conversation-delete]").focus()
+        self._focus(cid if cid in self._ids() else self._stop())
 
     async def delete(self, conversation_id: str) -> None:
         try:
@@ -210,7 +279,8 @@ class ConversationList:
             return
         for confirm in self.list.querySelectorAll(".confirm"):
             confirm.remove()  # answered: the list may be drawn again
+        neighbour = after_delete(self._ids(), conversation_id)
         self.show(without(self.items, conversation_id))
         self.on_deleted(conversation_id)
         self.say("Conversation deleted.")
-        self.toggle.focus()  # its row is gone: the list's own button keeps the keyboard here
+        self._focus(neighbour)  # the next row keeps the keyboard in the list

@@ -74,6 +74,61 @@ def without(items: list[Listed], conversation_id: str) -> list[Listed]:
     return [item for item in items if item.conversation_id != conversation_id]
 
 
+# -- the list's keyboard: one Tab stop, arrows inside ------------------------------------
+
+
+@dataclass(frozen=True)
+class ListMove:
+    """What a key on a row does: the row to focus (None: stay) and an action on it (or "")."""
+
+    focus: str | None = None
+    action: str = ""  # "delete" (the row asks first) or "actions" (its delete button)
+
+
+def tab_stop(ids: list[str], focused: str | None, open_id: str | None) -> str | None:
+    """The one row in the Tab order: the last focused one, else the open one, else the first."""
+    for candidate in (focused, open_id):
+        if candidate in ids:
+            return candidate
+    return ids[0] if ids else None
+
+
+def list_key(ids: list[str], current: str, key: str) -> ListMove | None:
+    """The list's answer to `key` pressed on the row `current`; None for keys it leaves alone
+    (Enter and Space are the row button's own: they open the conversation).
+
+    ↓ ↑ next and previous row, Home and End the first and last; Delete asks to delete the
+    row's conversation; → reaches the row's delete button (← or Escape comes back).
+    """
+    if not ids:
+        return None
+    index = ids.index(current) if current in ids else 0
+    if key == "ArrowDown":
+        return ListMove(ids[min(index + 1, len(ids) - 1)])
+    if key == "ArrowUp":
+        return ListMove(ids[max(index - 1, 0)])
+    if key == "Home":
+        return ListMove(ids[0])
+    if key == "End":
+        return ListMove(ids[-1])
+    if key == "Delete":
+        return ListMove(ids[index], "delete")
+    if key == "ArrowRight":
+        return ListMove(ids[index], "actions")
+    return None
+
+
+def after_delete(ids: list[str], deleted: str) -> str | None:
+    """The row the keyboard goes to once `deleted` is gone: the next one, else the one above."""
+    if deleted not in ids:
+        return None
+    index = ids.index(deleted)
+    rest = ids[:index] + ids[index + 1 :]
+    if not rest:
+        return None
+    return rest[min(index, len(rest) - 1)]
+
+
 # -- an empty chat's suggestions ---------------------------------------------------------
 
 
