@@ -9,7 +9,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import backend_benches, machine, report, search_bench
+from bench import backend_benches, live_bench, machine, report, search_bench
 from bench.plan import PLANS
 
 SERVER = {
@@ -18,6 +18,7 @@ SERVER = {
     "server-memory": backend_benches.server_memory,
     "load": backend_benches.steady_load,
     "search": search_bench.search,
+    "live-streams": live_bench.live_streams,
 }
 BROWSER = (
     "cold-start",
@@ -28,6 +29,7 @@ BROWSER = (
     "browser-memory",
     "inline",
     "publish",
+    "live",
 )
 
 

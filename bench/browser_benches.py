@@ -17,6 +17,7 @@ from bench import page_js as js
 from bench.browser_steps import log, open_note, type_text
 from bench.first_visit import first_visit
 from bench.inline_bench import inline
+from bench.live_bench import live
 from bench.pages import BARE_PYODIDE, INSTRUMENT, PLAIN_CM, baseline_pages, instrument
 from bench.plan import Plan
 from bench.publish_bench import publish
@@ -391,6 +392,7 @@ BENCHES = {
     "typing": typing,
     "inline": inline,
     "publish": publish,
+    "live": live,
 }
 
 

@@ -8,7 +8,7 @@ import uuid
 
 from playwright.sync_api import Browser, Page, expect
 
-from e2e.ambient_helpers import frames, inbox, put_note, saved_text, send
+from e2e.ambient_helpers import frames, inbox, open_note, put_note, saved_text, send
 from e2e.conftest import Server, new_context, sign_in, wait_ready
 from e2e.live_helpers import (
     WS,
@@ -50,6 +50,42 @@ def test_two_windows_converge(alice: Page, server: Server) -> None:
     for frame in (frame_a, frame_b):
         expect(frame.get_by_test_id("note-conflict")).to_be_hidden()
     other.close()
+
+
+def test_main_window_and_popout_typing_at_once_keep_every_keystroke(
+    alice: Page, server: Server
+) -> None:
+    """Both windows type at the same time, interleaved key by key over several autosaves, on
+    different lines: each window's saves race the other's and are merged, never refused."""
+    path = unique("atonce")
+    start = "main types here:\nmiddle\npop-out types here:\n"
+    first = fresh_note(alice, server.url, path, start)
+    with alice.expect_popup() as info:
+        first.get_by_test_id("frame-popout").click()  # the frame moves to a window of its own
+    popup = info.value
+    wait_ready(popup)
+    popped = inbox(popup, path)
+    wait_editor(popped, start)
+    expect(inbox(alice, path)).to_have_count(0)
+    main = open_note(alice, path)  # and the main window opens the note again
+    wait_editor(main, start)
+
+    type_at_line_end(main, 1, "")  # each window's cursor on its own line
+    type_at_line_end(popped, 3, "")
+    mine, theirs = [], []
+    for n in range(16):  # ~4 s of typing in both: several autosaves cross on the way
+        for page, words, letter in ((alice, mine, "m"), (popup, theirs, "p")):
+            word = f" {letter}{n:02}"
+            page.keyboard.type(word, delay=30)
+            words.append(word)
+    expected = f"main types here:{''.join(mine)}\nmiddle\npop-out types here:{''.join(theirs)}\n"
+    wait_saved(alice, server.url, path, expected)
+    wait_editor(main, expected)
+    wait_editor(popped, expected)
+    for frame in (main, popped):
+        expect(frame.get_by_test_id("note-conflict")).to_be_hidden()
+        expect(frame.get_by_test_id("save-status")).to_have_attribute("data-state", "saved")
+    popup.close()
 
 
 def test_an_endpoint_apply_shows_in_the_open_editor_and_ctrl_z_keeps_it(

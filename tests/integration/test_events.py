@@ -251,3 +251,42 @@ def test_open_streams_hold_no_database_connection(app_factory):
         for s in streams:
             s.close()
         live.stop()
+
+
+def test_an_agent_write_is_an_agent_event_naming_its_token(app):
+    """`source` for an outside agent's write (SPEC §14's create_note and edit_note)."""
+    from test_mcp import Live as McpLive
+
+    server = McpLive(app).start()
+    s = None
+    try:
+        alice = server.user("alice")
+        made = alice.post(
+            "/api/tokens", json={"name": "Claude Code", "expiresInDays": 7, "scope": "write"}
+        )
+        assert made.status_code == 201, made.text
+        token = made.json()["token"]
+        s = Stream(server.base, "personal", alice.cookies)
+        assert s.status == 200 and s.next(timeout=10).comment == "connected"
+        text = "from the agent\n" + CANARY
+        created = server.call(token, "create_note", workspaceId="personal", path="a.md", text=text)
+        assert created["ok"], created
+        agent = {"kind": "agent", "name": "Claude Code"}
+        e = s.next_event()
+        assert (e.event, e.json()["path"], e.json()["source"]) == ("saved", "a.md", agent)
+        edited = server.call(
+            token,
+            "edit_note",
+            workspaceId="personal",
+            path="a.md",
+            baseSha256=hashlib.sha256(text.encode()).hexdigest()[:16],
+            edits=[{"append": "more\n"}],
+        )
+        assert edited["ok"], edited
+        e = s.next_event()
+        assert (e.json()["revision"], e.json()["source"]) == (2, agent)
+        assert all(CANARY not in line for line in s.raw)
+    finally:
+        if s is not None:
+            s.close()
+        server.stop()

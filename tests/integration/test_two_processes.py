@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from live_helpers import END, Stream
 
 from ambient import pointer as codec
 from tests.serve_helpers import ServeProcess, clean_env
@@ -177,8 +178,6 @@ def test_sign_in_limits_count_across_processes_with_redis(
 
 def test_a_save_through_one_process_reaches_a_stream_served_by_the_other(workers):
     """SPEC §13: PostgreSQL's LISTEN/NOTIFY carries the event from one process to the other."""
-    from live_helpers import END, Stream
-
     one, two = workers
     a, b = _signed_in(one, two)
     watching = Stream(two.url, "team", b.cookies)
@@ -198,3 +197,37 @@ def test_a_save_through_one_process_reaches_a_stream_served_by_the_other(workers
         assert watching.items.empty() or watching.items.get_nowait() is END
     finally:
         watching.close()
+
+
+def test_a_change_saved_through_one_process_reaches_the_streams_of_the_other(workers):
+    """SPEC §13 across processes: PostgreSQL's LISTEN/NOTIFY carries each committed change
+    to the event streams every worker serves, and a sign-out ends them on every worker."""
+    one, two = workers
+    a, b = _signed_in(one, two)
+    streams = {"one": Stream(one.url, "team", b.cookies), "two": Stream(two.url, "team", b.cookies)}
+    try:
+        for s in streams.values():
+            assert s.status == 200
+            first = s.next(timeout=10)
+            assert first is not END and first.comment == "connected"
+        url = "/api/workspaces/team/documents/live.md"
+        text = b"saved through one\n"
+        assert a.put(url, content=text).status_code == 201
+        for s in streams.values():  # the stream served by `one` and the one served by `two`
+            e = s.next_event(timeout=5)
+            assert e.event == "saved"
+            assert e.json()["path"] == "live.md" and e.json()["bytes"] == len(text)
+        assert b.post(url + "/move", json={"to": "moved.md"}).status_code == 200  # on two
+        assert a.delete("/api/workspaces/team/documents/moved.md").status_code == 204  # on one
+        for s in streams.values():
+            moved, deleted = s.next_event(timeout=5), s.next_event(timeout=5)
+            assert (moved.event, moved.json()["to"]) == ("moved", "moved.md")
+            assert (deleted.event, deleted.json()) == ("deleted", {"path": "moved.md"})
+            assert int(deleted.id) > int(moved.id)
+        # Signing out through one ends that sign-in's streams on both processes at once.
+        assert a.delete("/api/session").status_code in (200, 204)
+        for s in streams.values():
+            s.wait_end(timeout=5)
+    finally:
+        for s in streams.values():
+            s.close()
