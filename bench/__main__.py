@@ -9,7 +9,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import backend_benches, machine, report, search_bench
+from bench import backend_benches, history_bench, machine, report, search_bench
 from bench.plan import PLANS
 
 SERVER = {
@@ -18,6 +18,7 @@ SERVER = {
     "server-memory": backend_benches.server_memory,
     "load": backend_benches.steady_load,
     "search": search_bench.search,
+    "history": history_bench.history,
 }
 BROWSER = (
     "cold-start",
