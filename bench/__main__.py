@@ -9,7 +9,7 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import backend_benches, live_bench, machine, report, search_bench
+from bench import backend_benches, history_bench, live_bench, machine, report, search_bench
 from bench.plan import PLANS
 
 SERVER = {
@@ -19,6 +19,7 @@ SERVER = {
     "load": backend_benches.steady_load,
     "search": search_bench.search,
     "live-streams": live_bench.live_streams,
+    "history": history_bench.history,
 }
 BROWSER = (
     "cold-start",

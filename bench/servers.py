@@ -96,9 +96,9 @@ def pointer_header(path: str, text: str, *, frame_id: str = "bench-frame") -> st
 class Client:
     """A signed-in synchronous client for setup steps (not for timing the load)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, user: tuple[str, str] = USER) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=60)
-        r = self.http.post("/api/session", json={"username": USER[0], "password": USER[1]})
+        r = self.http.post("/api/session", json={"username": user[0], "password": user[1]})
         r.raise_for_status()
 
     @property

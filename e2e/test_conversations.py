@@ -79,14 +79,19 @@ def test_an_old_conversation_resumes_with_its_proposals_outcomes_and_a_reload_ke
     expect(rows.first).to_have_attribute("data-conversation-id", new)  # newest first
 
     assert reachable(listed)
+    asked = []  # the resume answer carries every outcome: no card asks for its own
+    page.on("request", lambda r: asked.append(r.url) if "/proposals/" in r.url else None)
     listed.click()
     expect(messages(page)).to_have_count(4)
     expect(messages(page).first).to_have_text("mark buy milk as done")
     cards = assistant(page).get_by_test_id("proposal")
     expect(cards).to_have_count(2)
     expect(cards.first).to_have_attribute("data-status", "applied")
+    expect(cards.first.locator(".proposal-note")).to_have_text("Applied in the editor.")
     expect(cards.last).to_have_attribute("data-status", "discarded")
     expect(cards.first.get_by_test_id("proposal-apply")).to_be_hidden()
+    expect(cards.last.locator(".proposal-diff .cm-changedText").first).to_be_visible()
+    assert asked == [], asked
     expect(listed).to_have_attribute("aria-current", "true")
 
     # The next message goes on in the resumed conversation.

@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 from e2e.ambient_helpers import frames, send
 from e2e.conftest import Server
 from e2e.live_helpers import content, fresh_note, type_at_line_end, wait_editor, wait_saved
+from e2e.test_mcp import mcp_call
 
 NOTE = "# Errands\n\n- [ ] buy milk\n"
 
@@ -57,6 +58,68 @@ def test_history_lists_who_changed_what_and_restore_is_one_undo_step(
     alice.keyboard.press("Control+z")  # one step: the restore goes, and that is saved too
     wait_editor(frame, latest)
     wait_saved(alice, server.url, path, latest)
+
+
+def test_history_names_you_the_assistant_applied_in_the_editor_and_the_agent_by_name(
+    alice: Page, server: Server
+) -> None:
+    """A page edit, the in-app assistant's proposal applied through the card (the live
+    editor; its autosave is the assistant's), and an outside agent's proposal applied
+    through the endpoint: each revision names who made it."""
+    path = f"history/{uuid.uuid4().hex[:6]}.md"
+    frame = fresh_note(alice, server.url, path, NOTE)
+    type_at_line_end(frame, 1, " today")
+    edited = "# Errands today\n\n- [ ] buy milk\n"
+    wait_saved(alice, server.url, path, edited)
+
+    send(alice, "add a todo: buy eggs")
+    card = frames(alice, "assistant").first.get_by_test_id("proposal").last
+    card.get_by_test_id("proposal-apply").click()  # the note is open here: in the editor
+    expect(card).to_have_attribute("data-status", "applied")
+    expect(card.locator(".proposal-note")).to_contain_text("Applied in the editor")
+    by_assistant = edited + "- [ ] buy eggs\n"
+    wait_saved(alice, server.url, path, by_assistant)
+
+    made = alice.request.post(
+        f"{server.url}/api/tokens",
+        data={"name": "History bot", "expiresInDays": 1, "scope": "propose"},
+    )
+    assert made.status == 201, made.text()
+    try:
+        proposed = mcp_call(
+            server.url,
+            made.json()["token"],
+            "propose_edit",
+            workspaceId="personal",
+            path=path,
+            edits=[{"find": "buy milk", "replace": "buy oat milk"}],
+        )
+        assert proposed["ok"], proposed
+        applied = alice.request.post(
+            f"{server.url}/api/proposals/{proposed['proposalId']}/apply", data={}
+        )
+        assert applied.ok, applied.text()
+    finally:  # the session's server is shared: leave no token behind
+        alice.request.delete(f"{server.url}/api/tokens/{made.json()['id']}")
+    by_agent = by_assistant.replace("buy milk", "buy oat milk")
+    wait_saved(alice, server.url, path, by_agent)
+    wait_editor(frame, by_agent)  # the open editor took the agent's change (no reload)
+
+    frame.get_by_test_id("history-open").click()
+    items = frame.get_by_test_id("history-item")
+    expect(items).to_have_count(4)  # typing was one revision; nothing saved twice
+    expect(items.nth(0)).to_have_attribute("data-source", "agent")
+    expect(items.nth(0)).to_contain_text("the agent “History bot” edited")
+    expect(items.nth(0)).to_have_attribute("data-current", "true")
+    expect(items.nth(1)).to_have_attribute("data-source", "assistant")
+    expect(items.nth(1)).to_contain_text("the assistant edited")
+    expect(items.nth(2)).to_have_attribute("data-source", "page")
+    expect(items.nth(2)).to_contain_text("you edited")
+    expect(items.nth(3)).to_have_attribute("data-source", "page")
+    expect(items.nth(3)).to_contain_text("you created it")
+    items.nth(1).click()  # the assistant's version: only the agent's change differs
+    diff = frame.locator(".history-diff")
+    expect(diff.locator(".cm-deletedChunk").first).to_contain_text("buy milk")
 
 
 def test_the_proposal_card_shows_a_coloured_diff_gives_focus_back_and_notices_undo(

@@ -20,6 +20,10 @@ NO_HISTORY = "There is no note, and no history of a deleted note, at that path."
 NO_REVISION = "That revision of the note is not kept."
 
 
+class NoHistory(NotFound):
+    """Neither a note nor a deleted note's kept history at that path."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One revision in the list: the current text first, then the kept ones."""
@@ -44,21 +48,13 @@ def _target(db: Session, *, workspace_id: str, path: str) -> tuple[Document | No
         return doc, doc.uid
     uid = revisions.deleted_uid(db, workspace_id=workspace_id, path=documents.valid_path(path))
     if uid is None:
-        raise NotFound(NO_HISTORY)
+        raise NoHistory(NO_HISTORY)
     return None, uid
 
 
-def has_history(db: Session, *, workspace_id: str, path: str) -> bool:
-    """Whether `path` names a note or a deleted note whose history is kept."""
-    try:
-        _target(db, workspace_id=workspace_id, path=path)
-    except NotFound:
-        return False
-    return True
-
-
 def list_revisions(db: Session, *, workspace_id: str, path: str) -> list[Entry]:
-    """Newest first: the current revision (when the note exists), then the kept ones."""
+    """Newest first: the current revision (when the note exists), then the kept ones;
+    NoHistory when `path` names neither a note nor a deleted one's history."""
     doc, uid = _target(db, workspace_id=workspace_id, path=path)
     rows = revisions.rows_for(db, uid=uid)
     ids = {r.user_id for r in rows} | ({doc.saved_by} if doc is not None else set())
@@ -101,7 +97,8 @@ def list_revisions(db: Session, *, workspace_id: str, path: str) -> list[Entry]:
 
 
 def revision_text(db: Session, *, workspace_id: str, path: str, revision: int) -> str:
-    """The text of revision `revision` of the note at `path`."""
+    """The text of revision `revision` of the note at `path` (NoHistory as above; NotFound
+    when that revision is not kept)."""
     doc, uid = _target(db, workspace_id=workspace_id, path=path)
     if doc is not None and doc.revision == revision:
         return doc.content

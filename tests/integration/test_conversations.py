@@ -172,5 +172,59 @@ def test_resume_gives_the_messages_and_each_proposals_outcome(alice_client: Test
     assert alice_client.post(f"{base}/{second['proposalId']}/discard").status_code == 200
     conversation = alice_client.get(f"{LIST}/{cid}").json()
     assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
-    outcomes = {p["proposalId"]: p["status"] for p in alice_client.get(base).json()["proposals"]}
+    # One request: the resume answer carries every proposal as its own endpoint shows it.
+    assert conversation["proposals"] == alice_client.get(base).json()["proposals"]
+    outcomes = {p["proposalId"]: p["status"] for p in conversation["proposals"]}
     assert outcomes == {first["proposalId"]: "applied", second["proposalId"]: "discarded"}
+
+
+def test_resume_draws_each_proposal_of_the_messages_from_one_answer(alice_client: TestClient):
+    """Proposals made in turns: each message's propose_edit call finds its proposal in the
+    same answer, with its outcome (applied through the endpoint or in the editor, discarded,
+    pending) and its diff; no other user sees any of it."""
+    text = PLAN
+    put_note(alice_client, "personal", "plan.md", text)
+    key = key_session(alice_client)
+    cid = new_id()
+    made = []
+    for todo in ("buy eggs", "call the bank", "water the plants", "book a table"):
+        body = ok_turn(
+            alice_client,
+            cid,
+            f"add a todo: {todo}",
+            key=key,
+            note=header_for(pointer(text, "plan.md")),
+        )
+        (call,) = [c for c in body["toolCalls"] if c["tool"] == "propose_edit"]
+        made.append(call["result"]["proposalId"])
+    base = f"{LIST}/{cid}/proposals"
+    applied, in_editor, discarded, pending = made
+    assert alice_client.post(f"{base}/{applied}/apply").status_code == 200
+    assert alice_client.post(f"{base}/{in_editor}/applied-in-editor").status_code == 200
+    assert alice_client.post(f"{base}/{discarded}/discard").status_code == 200
+
+    conversation = alice_client.get(f"{LIST}/{cid}").json()
+    shown = {p["proposalId"]: p for p in conversation["proposals"]}
+    assert [p["proposalId"] for p in conversation["proposals"]] == made  # oldest first
+    assert {pid: (shown[pid]["status"], shown[pid]["appliedVia"]) for pid in made} == {
+        applied: ("applied", "server"),
+        in_editor: ("applied", "editor"),
+        discarded: ("discarded", None),
+        pending: ("pending", None),
+    }
+    assert "+- [ ] book a table" in shown[pending]["diff"]
+    assert all(p["path"] == "plan.md" for p in shown.values())
+    called = [
+        c["result"]["proposalId"]
+        for m in conversation["messages"]
+        for c in m["toolCalls"]
+        if c["tool"] == "propose_edit"
+    ]
+    assert called == made  # every card of the log finds its outcome in the same answer
+
+
+def test_resume_of_a_conversation_without_proposals_lists_none(alice_client, bob_client):
+    cid = new_id()
+    ok_turn(alice_client, cid, "hello")
+    assert alice_client.get(f"{LIST}/{cid}").json()["proposals"] == []
+    assert bob_client.get(f"{LIST}/{cid}").status_code == 404

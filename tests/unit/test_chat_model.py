@@ -6,7 +6,15 @@ import asyncio
 import itertools
 
 from app.api_model import ApiError, OfflineError
-from app.chat_model import Chat, Span, ambient_off_key, conversation_key, link_spans, turn_path
+from app.chat_model import (
+    Chat,
+    Span,
+    ambient_off_key,
+    conversation_key,
+    link_spans,
+    proposals_by_id,
+    turn_path,
+)
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import decode
@@ -339,3 +347,13 @@ def test_deleting_the_open_conversation_starts_a_new_one_and_forgets_its_toggle(
     assert chat.conversation_id == "c2" and chat.ambient_enabled()
     assert storage.get(ambient_off_key("c1")) is None
     assert storage.get(conversation_key("alice", "personal")) == "c2"
+
+
+def test_a_resumed_conversations_proposals_are_found_by_id():
+    applied = {"proposalId": "p1", "status": "applied", "appliedVia": "editor", "diff": "d"}
+    pending = {"proposalId": "p2", "status": "pending"}
+    data = {"messages": [], "proposals": [applied, {"status": "applied"}, 7, pending]}
+    assert proposals_by_id(data) == {"p1": applied, "p2": pending}
+    # An older server (no field) or a malformed answer: no outcome known, each card asks.
+    for nothing in ({"messages": []}, {"proposals": "x"}, None, []):
+        assert proposals_by_id(nothing) == {}

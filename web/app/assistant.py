@@ -8,7 +8,7 @@ import uuid
 from js import AbortController, localStorage
 
 from app.api_model import ApiError, OfflineError
-from app.chat_model import TURNS_URL, Chat, conversation_url, turn_path
+from app.chat_model import TURNS_URL, Chat, conversation_url, proposals_by_id, turn_path
 from app.conversation_list import ConversationList
 from app.conversation_model import SUGGESTIONS, line_of
 from app.dom import Listeners, h, spawn
@@ -287,12 +287,14 @@ class ChatView:
             data = reply.json() or {}
             if conversation_id != self.chat.conversation_id:
                 return
+            outcomes = proposals_by_id(data)  # each card's outcome, in this one answer
             for message in data.get("messages", []):
                 self.add_message(
                     message.get("role", "assistant"),
                     message.get("content", ""),
                     message.get("toolCalls") or [],
                     restored=True,
+                    outcomes=outcomes,
                 )
         finally:
             if conversation_id == self.chat.conversation_id:
@@ -313,7 +315,13 @@ class ChatView:
             self.input.setSelectionRange(end, end)
 
     def add_message(
-        self, role: str, text: str, tool_calls=(), restored: bool = False, replace=None
+        self,
+        role: str,
+        text: str,
+        tool_calls=(),
+        restored: bool = False,
+        replace=None,
+        outcomes: dict[str, dict] | None = None,
     ) -> None:
         body = h("div", {"class": "message-text"})
         if role == "assistant":
@@ -342,15 +350,25 @@ class ChatView:
             body,
             *[card.el for card in cards],
         )
-        if restored:  # a reload shows each proposal's outcome
-            for card in cards:
-                spawn(card.refresh())
         if replace is not None:  # the streamed bubble becomes the final form in its place
             replace.replaceWith(item)
         else:
             self.log.append(item)
+        if restored:  # a resumed chat shows each proposal's outcome
+            self._settle(cards, outcomes or {})
         self._sync_empty()
         self.log.scrollTop = self.log.scrollHeight
+
+    @staticmethod
+    def _settle(cards, outcomes: dict[str, dict]) -> None:
+        """Draw each card from the resumed conversation's answer; one it lacks (an older
+        server) asks its proposal."""
+        for card in cards:
+            known = outcomes.get(card.id)
+            if known is None:
+                spawn(card.refresh())
+            else:
+                card.settle(known)
 
     def _log_click(self, event) -> None:
         link = event.target.closest("a.note-ref")

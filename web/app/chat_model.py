@@ -29,6 +29,18 @@ def conversation_url(conversation_id: str) -> str:
     return f"/api/assistant/conversations/{conversation_id}"
 
 
+def proposals_by_id(conversation: object) -> dict[str, dict]:
+    """A resumed conversation's proposals (`proposals` of its GET), by `proposalId`: each
+    card draws its outcome from here instead of asking for it. Malformed entries are left
+    out (their cards ask the proposal itself)."""
+    items = conversation.get("proposals") if isinstance(conversation, dict) else None
+    return {
+        item["proposalId"]: item
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, dict) and isinstance(item.get("proposalId"), str)
+    }
+
+
 class Storage(Protocol):
     """localStorage's shape (strings only)."""
 

@@ -148,12 +148,17 @@ class ProposalCard:
         self.discard_button.hidden = done
 
     async def refresh(self) -> None:
-        """Read the proposal's outcome from the server (after a reload)."""
+        """Read the proposal's outcome from the server (when no resumed chat carried it)."""
         try:
             data = (await self.ctx.api.ok("GET", self.url)).json() or {}
         except Exception as exc:  # noqa: BLE001 - said on the card, in words
             self.note.textContent = f"Could not read this proposal: {describe(exc)}"
             return
+        self.settle(data)
+
+    def settle(self, data: dict) -> None:
+        """Draw the outcome and diff the server gave: the proposal's own answer, or its entry
+        in a resumed conversation's `proposals`."""
         self._show_diff(data.get("diff"))
         status = str(data.get("status", PENDING))
         via = data.get("appliedVia")

@@ -17,9 +17,11 @@ from pydantic.alias_generators import to_camel
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import MAX_HEADER_BYTES
 from backend.api.deps import AgentDep, CurrentUser, SessionDep, per_user
+from backend.api.routes.proposals import ProposalOut, proposal_out
 from backend.assistant import conversations, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
 from backend.errors import NotFound, error_responses
+from backend.services import proposals
 
 router = APIRouter(prefix="/api/assistant", tags=["assistant"])
 
@@ -68,6 +70,11 @@ class ConversationOut(_Camel):
     conversation_id: str
     workspace_id: str
     messages: list[MessageOut]
+    proposals: list[ProposalOut] = Field(
+        description="The conversation's edit proposals, oldest first, each with its outcome "
+        "(`status`, `appliedVia`) and diff: a resumed chat draws every proposal card from "
+        "this one answer. A message's `propose_edit` call names its proposal by `proposalId`."
+    )
 
 
 def _sse(events) -> Iterator[str]:
@@ -183,8 +190,12 @@ def get_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) ->
         )
         for m in conversations.list_messages(db, conversation_id=conv.id)
     ]
+    found = proposals.list_for(db, conversation_id=conv.id, user_id=user.id)
     return ConversationOut(
-        conversation_id=conv.id, workspace_id=conv.workspace_id, messages=messages
+        conversation_id=conv.id,
+        workspace_id=conv.workspace_id,
+        messages=messages,
+        proposals=[proposal_out(p) for p in found],
     )
 
 

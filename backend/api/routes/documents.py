@@ -192,9 +192,10 @@ def _note_response(db, ws: str, path: str) -> Response:
     },
 )
 def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep):
-    if not history_service.has_history(db, workspace_id=ws, path=path):
+    try:
+        entries = history_service.list_revisions(db, workspace_id=ws, path=path)
+    except history_service.NoHistory:
         return _note_response(db, ws, f"{path}/revisions")
-    entries = history_service.list_revisions(db, workspace_id=ws, path=path)
     return RevisionList(
         revisions=[
             RevisionInfo(
@@ -226,11 +227,12 @@ def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: S
 def get_revision(
     ws: MemberWorkspace, path: NotePath, n: Annotated[int, FastPath(ge=0)], db: SessionDep
 ) -> Response:
-    if not history_service.has_history(db, workspace_id=ws, path=path):
+    try:
+        text = history_service.revision_text(
+            db, workspace_id=ws, path=path, revision=min(n, MAX_REVISION)
+        )
+    except history_service.NoHistory:
         return _note_response(db, ws, f"{path}/revisions/{n}")
-    text = history_service.revision_text(
-        db, workspace_id=ws, path=path, revision=min(n, MAX_REVISION)
-    )
     return Response(text, media_type=MARKDOWN, headers={"Cache-Control": "no-store"})
 
 

@@ -49,7 +49,8 @@ class StatusOut(_Camel):
     status: str
 
 
-def _out(p: EditProposal) -> ProposalOut:
+def proposal_out(p: EditProposal) -> ProposalOut:
+    """One proposal as every route shows it (here and in a resumed conversation)."""
     return ProposalOut(
         proposal_id=p.id,
         path=p.path,
@@ -75,7 +76,7 @@ def _owned(db, conversation_id: str, proposal_id: str, user_id: int) -> EditProp
 def list_proposals(conversation_id: str, user: CurrentUser, db: SessionDep) -> ProposalList:
     conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user.id)
     found = service.list_for(db, conversation_id=conv.id, user_id=user.id)
-    return ProposalList(proposals=[_out(p) for p in found])
+    return ProposalList(proposals=[proposal_out(p) for p in found])
 
 
 @router.get(
@@ -87,7 +88,7 @@ def list_proposals(conversation_id: str, user: CurrentUser, db: SessionDep) -> P
 def get_proposal(
     conversation_id: str, proposal_id: str, user: CurrentUser, db: SessionDep
 ) -> ProposalOut:
-    return _out(_owned(db, conversation_id, proposal_id, user.id))
+    return proposal_out(_owned(db, conversation_id, proposal_id, user.id))
 
 
 @router.post(
