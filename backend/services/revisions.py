@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import zstandard
 from sqlalchemy import Row, delete, func, select, update
@@ -165,7 +166,7 @@ _LISTED = (
 )
 
 
-def rows_for(db: Session, *, uid: str) -> list[Row]:
+def rows_for(db: Session, *, uid: str) -> list[Row[Any]]:
     """A note's history rows, newest first: the listed columns only (no body), as plain
     rows, since building an ORM object per row was most of a listing's cost."""
     return list(
