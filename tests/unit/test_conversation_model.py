@@ -8,7 +8,6 @@ from app.conversation_model import (
     SUGGESTIONS,
     Listed,
     ListMove,
-    after_delete,
     ago,
     count_label,
     delete_url,
@@ -17,7 +16,6 @@ from app.conversation_model import (
     list_url,
     parse_listing,
     shown_title,
-    tab_stop,
     without,
 )
 
@@ -94,15 +92,6 @@ def test_a_links_line_is_read_only_when_it_is_one():
 IDS = ["c1", "c2", "c3"]
 
 
-def test_one_row_is_the_tab_stop_the_last_focused_else_the_open_one_else_the_first():
-    assert tab_stop(IDS, "c3", "c2") == "c3"
-    assert tab_stop(IDS, "gone", "c2") == "c2"  # the focused row was deleted meanwhile
-    assert tab_stop(IDS, None, "c2") == "c2"
-    assert tab_stop(IDS, None, None) == "c1"
-    assert tab_stop(IDS, None, "elsewhere") == "c1"
-    assert tab_stop([], "c1", "c1") is None
-
-
 def test_arrows_home_and_end_move_and_stop_at_the_ends():
     assert list_key(IDS, "c1", "ArrowDown") == ListMove("c2")
     assert list_key(IDS, "c3", "ArrowDown") == ListMove("c3")
@@ -119,11 +108,3 @@ def test_delete_asks_and_right_reaches_the_delete_button_other_keys_are_left_alo
     for key in ("Enter", " ", "Tab", "a", "ArrowLeft", "Escape"):
         assert list_key(IDS, "c2", key) is None, key
     assert list_key([], "c1", "ArrowDown") is None
-
-
-def test_after_a_delete_the_keyboard_goes_to_the_next_row_else_the_one_above():
-    assert after_delete(IDS, "c1") == "c2"
-    assert after_delete(IDS, "c2") == "c3"
-    assert after_delete(IDS, "c3") == "c2"
-    assert after_delete(["c1"], "c1") is None
-    assert after_delete(IDS, "gone") is None

@@ -10,7 +10,6 @@ from js import document
 from app.api_model import ApiError, describe
 from app.conversation_model import (
     Listed,
-    after_delete,
     ago,
     count_label,
     delete_url,
@@ -18,10 +17,10 @@ from app.conversation_model import (
     list_url,
     parse_listing,
     shown_title,
-    tab_stop,
     without,
 )
 from app.dom import Listeners, h, spawn
+from app.roving_model import after_delete, tab_stop
 
 OPEN_KEY = "ana.conversations.open"  # localStorage: "0" when the user folded the list
 

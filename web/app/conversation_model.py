@@ -7,6 +7,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 from app.chat_model import conversation_url
+from app.roving_model import position, step
 from app.time_model import parse, within_a_day
 
 CONVERSATIONS_URL = "/api/assistant/conversations"
@@ -74,7 +75,7 @@ def without(items: list[Listed], conversation_id: str) -> list[Listed]:
     return [item for item in items if item.conversation_id != conversation_id]
 
 
-# -- the list's keyboard: one Tab stop, arrows inside ------------------------------------
+# -- the list's keyboard: its own keys (the Tab stop and arrows: app.roving_model) -------
 
 
 @dataclass(frozen=True)
@@ -85,48 +86,24 @@ class ListMove:
     action: str = ""  # "delete" (the row asks first) or "actions" (its delete button)
 
 
-def tab_stop(ids: list[str], focused: str | None, open_id: str | None) -> str | None:
-    """The one row in the Tab order: the last focused one, else the open one, else the first."""
-    for candidate in (focused, open_id):
-        if candidate in ids:
-            return candidate
-    return ids[0] if ids else None
-
-
 def list_key(ids: list[str], current: str, key: str) -> ListMove | None:
     """The list's answer to `key` pressed on the row `current`; None for keys it leaves alone
     (Enter and Space are the row button's own: they open the conversation).
 
-    ↓ ↑ next and previous row, Home and End the first and last; Delete asks to delete the
+    ↓ ↑ Home End move as in any roving list (app.roving_model); Delete asks to delete the
     row's conversation; → reaches the row's delete button (← or Escape comes back).
     """
     if not ids:
         return None
-    index = ids.index(current) if current in ids else 0
-    if key == "ArrowDown":
-        return ListMove(ids[min(index + 1, len(ids) - 1)])
-    if key == "ArrowUp":
-        return ListMove(ids[max(index - 1, 0)])
-    if key == "Home":
-        return ListMove(ids[0])
-    if key == "End":
-        return ListMove(ids[-1])
+    target = step(ids, current, key)
+    if target is not None:
+        return ListMove(target)
+    row = ids[position(ids, current)]
     if key == "Delete":
-        return ListMove(ids[index], "delete")
+        return ListMove(row, "delete")
     if key == "ArrowRight":
-        return ListMove(ids[index], "actions")
+        return ListMove(row, "actions")
     return None
-
-
-def after_delete(ids: list[str], deleted: str) -> str | None:
-    """The row the keyboard goes to once `deleted` is gone: the next one, else the one above."""
-    if deleted not in ids:
-        return None
-    index = ids.index(deleted)
-    rest = ids[:index] + ids[index + 1 :]
-    if not rest:
-        return None
-    return rest[min(index, len(rest) - 1)]
 
 
 # -- an empty chat's suggestions ---------------------------------------------------------

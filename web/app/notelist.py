@@ -6,6 +6,7 @@ from js import document
 
 from app.api_model import describe
 from app.dom import h, spawn
+from app.roving_model import tab_stop
 from app.tree_model import Folder, build_tree, clean_new_path, name_span, tree_key, visible_items
 
 
@@ -251,8 +252,7 @@ class NoteList:
     def _rove(self) -> None:
         """Exactly one row is in the Tab order: the last focused one, else the first."""
         keys = [item.key for item in visible_items(self.root, self.collapsed)]
-        if self.focus_key not in keys:
-            self.focus_key = keys[0] if keys else ""
+        self.focus_key = tab_stop(keys, self.focus_key) or ""
         for key, el in self._rows().items():
             el.setAttribute("tabindex", "0" if key == self.focus_key else "-1")
 

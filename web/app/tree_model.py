@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from app.roving_model import position, step
+
 
 @dataclass
 class Note:
@@ -133,25 +135,20 @@ def tree_key(
 ) -> Move | None:
     """The tree's answer to `key` pressed on the row `current`; None for keys it leaves alone.
 
-    ↓ ↑ next and previous row; → opens a closed folder, then enters it; ← closes an open
-    folder, else goes to the folder above; Home and End; Enter (or Space) opens a note
-    (Shift or Ctrl: in a new frame) or folds a folder; F2 renames, Delete deletes;
+    ↓ ↑ Home End move as in any roving list (app.roving_model); → opens a closed folder,
+    then enters it; ← closes an open folder, else goes to the folder above; Enter (or Space)
+    opens a note (Shift or Ctrl: in a new frame) or folds a folder; F2 renames, Delete deletes;
     the context-menu key or Shift+F10 reaches the row's buttons; a letter jumps to the next
     row whose name starts with it.
     """
     if not items:
         return None
     keys = [item.key for item in items]
-    index = keys.index(current) if current in keys else 0
+    target = step(keys, current, key)
+    if target is not None:
+        return Move(target)
+    index = position(keys, current)
     item = items[index]
-    if key == "ArrowDown":
-        return Move(keys[min(index + 1, len(keys) - 1)])
-    if key == "ArrowUp":
-        return Move(keys[max(index - 1, 0)])
-    if key == "Home":
-        return Move(keys[0])
-    if key == "End":
-        return Move(keys[-1])
     if key == "ArrowRight":
         if item.kind != "folder":
             return Move()
