@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
+from contextlib import closing
 
-import httpx
 import pytest
-import uvicorn
 from assistant_helpers import header_for, key_session, new_id, pointer, put_note
-from conftest import PASSWORDS
+from live_helpers import Live
 from test_assistant_llm import (
     NOTE,
     FakeChat,
@@ -110,29 +107,6 @@ def test_checks_answer_before_any_event(app, alice_client, bob_client):
     assert r.status_code == 404 and r.headers["content-type"] == "application/json"
 
 
-class Live:
-    """The app on a real uvicorn server, so a client can go away mid-stream."""
-
-    def __init__(self, app) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
-
-
 def test_stop_ends_the_model_stream_and_keeps_what_was_said(llm_world, fake):
     app, _, _, cid = llm_world
     words = " ".join(f"word{i}" for i in range(40))
@@ -140,11 +114,7 @@ def test_stop_ends_the_model_stream_and_keeps_what_was_said(llm_world, fake):
     fake.script = [_text(words)]
     live = Live(app)
     try:
-        base = f"http://127.0.0.1:{live.port}"
-        with httpx.Client(base_url=base, timeout=30) as client:
-            login = {"username": "alice", "password": PASSWORDS["alice"]}
-            r = client.post("/api/session", json=login)
-            assert r.status_code == 200
+        with closing(live.client("alice")) as client:
             key = client.post("/api/workspaces/personal/key-sessions").json()["id"]
             body = {"conversationId": cid, "workspaceId": "personal", "message": "write on"}
             headers = {**SSE, "X-Key-Session": key}
