@@ -147,6 +147,17 @@ def sign_in(page: Page, server: Server, user: str = "alice") -> Page:
     return page
 
 
+def put_note(page: Page, server: Server, path: str, text: str = "# n\n") -> None:
+    """Create or overwrite a note in the personal workspace through the real API, with the
+    page's own session cookie (the text defaults to a one-line heading)."""
+    response = page.request.put(
+        f"{server.url}/api/workspaces/personal/documents/{path}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
+    assert response.ok, response.text()
+
+
 @pytest.fixture
 def alice(page: Page, server: Server) -> Page:
     """Alice signed in on the shared server, in the default 1280x800 window."""

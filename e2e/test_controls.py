@@ -13,7 +13,7 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, sign_in, wait_ready
+from e2e.conftest import Server, put_note, sign_in, wait_ready
 
 FRAMES = "[data-testid=frame]"
 
@@ -99,15 +99,6 @@ OURS = (
     ".signin",
 )
 CONTROLS = "button, input, select, textarea, a[href], summary, [role=option]"
-
-
-def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(
-        f"{server.url}/api/workspaces/personal/documents/{path}",
-        data=text.encode(),
-        headers={"Content-Type": "text/markdown"},
-    )
-    assert response.ok, response.text()
 
 
 def reload(page: Page) -> None:

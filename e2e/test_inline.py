@@ -7,19 +7,10 @@ import uuid
 
 from playwright.sync_api import Page, Route, expect
 
-from e2e.conftest import Server, wait_ready
+from e2e.conftest import Server, put_note, wait_ready
 
 FRAMES = "[data-testid=frame]"
 DOC = "el => el.cmTile.root.view.state.doc.toString()"
-
-
-def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(
-        f"{server.url}/api/workspaces/personal/documents/{path}",
-        data=text.encode(),
-        headers={"Content-Type": "text/markdown"},
-    )
-    assert response.ok, response.text()
 
 
 def open_note(page: Page, server: Server, text: str):

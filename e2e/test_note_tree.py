@@ -7,18 +7,9 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, sign_in, wait_ready
+from e2e.conftest import Server, put_note, sign_in, wait_ready
 
 FRAMES = "[data-testid=frame]"
-
-
-def put_note(page: Page, server: Server, path: str, text: str = "# n\n") -> None:
-    response = page.request.put(
-        f"{server.url}/api/workspaces/personal/documents/{path}",
-        data=text.encode(),
-        headers={"Content-Type": "text/markdown"},
-    )
-    assert response.ok, response.text()
 
 
 def start_conversation(page: Page, server: Server, message: str) -> str:

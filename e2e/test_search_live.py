@@ -6,18 +6,9 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, wait_ready
+from e2e.conftest import Server, put_note, wait_ready
 
 FRAMES = "[data-testid=frame]"
-
-
-def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(
-        f"{server.url}/api/workspaces/personal/documents/{path}",
-        data=text.encode(),
-        headers={"Content-Type": "text/markdown"},
-    )
-    assert response.ok, response.text()
 
 
 def test_results_come_as_you_type_one_per_matching_line_with_the_match_marked(

@@ -6,18 +6,9 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, sign_in
+from e2e.conftest import Server, put_note, sign_in
 
 FRAMES = "[data-testid=frame]"
-
-
-def put_note(page: Page, server: Server, path: str, text: str) -> None:
-    response = page.request.put(
-        f"{server.url}/api/workspaces/personal/documents/{path}",
-        data=text.encode(),
-        headers={"Content-Type": "text/markdown"},
-    )
-    assert response.ok, response.text()
 
 
 def row_button(page: Page, testid: str, path: str):
