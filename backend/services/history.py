@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.orm import Session
 
 from ambient.pointer import sha256_prefix
-from backend.db import utcnow
+from backend.db import storable, utcnow
 from backend.errors import Conflict, NotFound
-from backend.models import Document, User
+from backend.models import Document, User, path_key
 from backend.models.history import NoteRevision
 from backend.services import documents, revisions
 from backend.services.source import Source
@@ -52,60 +55,222 @@ def _target(db: Session, *, workspace_id: str, path: str) -> tuple[Document | No
     return None, uid
 
 
+_AT_PATH = (
+    Document.workspace_id == bindparam("workspace_id"),
+    Document.path_sha256 == bindparam("path_sha256"),
+)
+
+
+# Built once (with bind parameters), not per request.
+def _kept_version(uid: Any) -> tuple[Any, ...]:
+    """What changes whenever a note's kept rows do, as scalar subqueries on `uid`.
+
+    Rows are only ever inserted (a new, larger id), deleted (prune, purge) or have `user_id`
+    set to null (the user's deletion); a row's listed columns never change otherwise.
+    """
+    mine = NoteRevision.document_uid == uid
+    return (
+        select(func.count(NoteRevision.id)).where(mine).scalar_subquery(),
+        select(func.sum(NoteRevision.id)).where(mine).scalar_subquery(),
+        select(func.max(NoteRevision.id)).where(mine).scalar_subquery(),
+        select(func.sum(func.coalesce(NoteRevision.user_id, 0))).where(mine).scalar_subquery(),
+    )
+
+
+_VERSIONS = 4
+_NOTE_COLUMNS = (
+    Document.uid,
+    Document.revision,
+    Document.updated_at,
+    Document.bytes,
+    Document.source_kind,
+    Document.source_name,
+    Document.saved_by,
+    Document.action,
+    Document.path,
+    select(User.username).where(User.id == Document.saved_by).scalar_subquery(),
+    *_kept_version(Document.uid),
+)
+_LISTED_NOTE = select(*_NOTE_COLUMNS).where(*_AT_PATH)
+# With the text, to hash it: when the revision's hash is not in _hashes.
+_LISTED_NOTE_TEXT = select(Document.content, *_NOTE_COLUMNS).where(*_AT_PATH)
+_DELETED_VERSION = select(*_kept_version(bindparam("uid")))
+
+
+class _KeptLists:
+    """Per process, the kept part of recently listed histories: uid → (version, entries).
+
+    A listing reads the version with the note (no extra query) and rebuilds the entries only
+    when it changed; building ~100 rows into entries was most of a listing's cost.
+    """
+
+    def __init__(self, notes: int) -> None:
+        self.notes = notes
+        self._entries: OrderedDict[str, tuple[tuple[Any, ...], tuple[Entry, ...]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, uid: str, version: tuple[Any, ...]) -> tuple[Entry, ...] | None:
+        with self._lock:
+            found = self._entries.get(uid)
+            if found is None or found[0] != version:
+                return None
+            self._entries.move_to_end(uid)
+            return found[1]
+
+    def put(self, uid: str, version: tuple[Any, ...], kept: tuple[Entry, ...]) -> None:
+        with self._lock:
+            self._entries[uid] = (version, kept)
+            self._entries.move_to_end(uid)
+            while len(self._entries) > self.notes:
+                self._entries.popitem(last=False)
+
+
+_kept_lists = _KeptLists(128)
+# uid → (revision, sha256 prefix of its text): every write of a note makes a new revision,
+# so the current text's hash is computed once per revision and process, not per listing.
+_hashes: OrderedDict[str, tuple[int, str]] = OrderedDict()
+_hashes_lock = threading.Lock()
+
+
+def _current_hash(uid: str, revision: int) -> str | None:
+    with _hashes_lock:
+        found = _hashes.get(uid)
+        return found[1] if found is not None and found[0] == revision else None
+
+
+def _remember_hash(uid: str, revision: int, sha256: str) -> None:
+    with _hashes_lock:
+        _hashes[uid] = (revision, sha256)
+        _hashes.move_to_end(uid)
+        while len(_hashes) > 1024:
+            _hashes.popitem(last=False)
+
+
+# The note's uid, its text only when `revision` is its current one, else the kept row of
+# that revision with its keyframe's key (revisions.decode): one query to open a revision.
+_OPENED_NOTE = (
+    select(
+        Document.uid,
+        case((Document.revision == bindparam("revision"), Document.content), else_=None),
+        NoteRevision.body,
+        NoteRevision.base_id,
+        revisions.KEYFRAME.revision,
+        revisions.KEYFRAME.sha256,
+    )
+    .outerjoin(
+        NoteRevision,
+        and_(
+            NoteRevision.document_uid == Document.uid,
+            NoteRevision.revision == bindparam("revision"),
+        ),
+    )
+    .outerjoin(revisions.KEYFRAME, revisions.KEYFRAME.id == NoteRevision.base_id)
+    .where(*_AT_PATH)
+)
+
+
+def _current(db: Session, statement: Any, workspace_id: str, path: str, **params: Any) -> Any:
+    """`statement`'s row for the note at `path` (None when there is none; a Row of the
+    statement's columns otherwise, typed Any as the statements vary)."""
+    if not storable(workspace_id, max_length=64):
+        return None
+    where = {"workspace_id": workspace_id, "path_sha256": path_key(path)}
+    return db.execute(statement, {**where, **params}).first()
+
+
+def _history_uid(db: Session, *, workspace_id: str, path: str) -> str:
+    uid = revisions.deleted_uid(db, workspace_id=workspace_id, path=path)
+    if uid is None:
+        raise NoHistory(NO_HISTORY)
+    return uid
+
+
+def history_of(
+    db: Session, *, workspace_id: str, path: str
+) -> tuple[Entry | None, tuple[Entry, ...]]:
+    """(the current revision or None when the note was deleted, the kept ones newest first);
+    NoHistory when `path` names neither a note nor a deleted one's history.
+
+    One query when the kept rows are as last listed in this process (the note, its author's
+    name and the rows' version), one more for the rows (no bodies) otherwise.
+    """
+    path = documents.valid_path(path)
+    doc = _current(db, _LISTED_NOTE, workspace_id, path)
+    sha256 = None if doc is None else _current_hash(doc.uid, doc.revision)
+    if doc is not None and sha256 is None:  # read again with the text (it may be newer now)
+        doc = _current(db, _LISTED_NOTE_TEXT, workspace_id, path)
+        if doc is not None:
+            sha256 = sha256_prefix(doc.content.encode("utf-8"))
+            _remember_hash(doc.uid, doc.revision, sha256)
+    current = None
+    if doc is not None:
+        uid, version = doc.uid, tuple(doc[-_VERSIONS:])
+        current = Entry(
+            doc.revision,
+            doc.updated_at,
+            doc.bytes,
+            sha256 or "",
+            doc.source_kind,
+            doc.source_name,
+            doc.saved_by,
+            doc[-_VERSIONS - 1],
+            doc.action,
+            doc.path,
+            True,
+        )
+    else:
+        uid = _history_uid(db, workspace_id=workspace_id, path=path)
+        version = tuple(db.execute(_DELETED_VERSION, {"uid": uid}).one())
+    kept = _kept_lists.get(uid, version)
+    if kept is None:
+        kept = tuple(
+            Entry(
+                r.revision,
+                r.saved_at,
+                r.bytes,
+                r.sha256,
+                r.source_kind,
+                r.source_name,
+                r.user_id,
+                r.username,
+                r.action,
+                r.path,
+                False,
+            )
+            for r in revisions.rows_for(db, uid=uid)
+        )
+        _kept_lists.put(uid, version, kept)
+    return current, kept
+
+
 def list_revisions(db: Session, *, workspace_id: str, path: str) -> list[Entry]:
     """Newest first: the current revision (when the note exists), then the kept ones;
     NoHistory when `path` names neither a note nor a deleted one's history."""
-    doc, uid = _target(db, workspace_id=workspace_id, path=path)
-    rows = revisions.rows_for(db, uid=uid)
-    ids = {r.user_id for r in rows} | ({doc.saved_by} if doc is not None else set())
-    known = select(User.id, User.username).where(User.id.in_(ids - {None}))
-    names: dict[int | None, str] = {uid_: name for uid_, name in db.execute(known).all()}
-    out: list[Entry] = []
-    if doc is not None:
-        out.append(
-            Entry(
-                doc.revision,
-                doc.updated_at,
-                doc.bytes,
-                sha256_prefix(doc.content.encode("utf-8")),
-                doc.source_kind,
-                doc.source_name,
-                doc.saved_by,
-                names.get(doc.saved_by),
-                doc.action,
-                doc.path,
-                True,
-            )
-        )
-    out += [
-        Entry(
-            r.revision,
-            r.saved_at,
-            r.bytes,
-            r.sha256,
-            r.source_kind,
-            r.source_name,
-            r.user_id,
-            names.get(r.user_id),
-            r.action,
-            r.path,
-            False,
-        )
-        for r in rows
-    ]
-    return out
+    current, kept = history_of(db, workspace_id=workspace_id, path=path)
+    return [*([current] if current is not None else []), *kept]
 
 
 def revision_text(db: Session, *, workspace_id: str, path: str, revision: int) -> str:
     """The text of revision `revision` of the note at `path` (NoHistory as above; NotFound
-    when that revision is not kept)."""
-    doc, uid = _target(db, workspace_id=workspace_id, path=path)
-    if doc is not None and doc.revision == revision:
-        return doc.content
-    row = revisions.row_at(db, uid=uid, revision=revision)
-    if row is None:
+    when that revision is not kept).
+
+    One query: the note's text when `revision` is its current one, else the kept row and its
+    keyframe's key (the keyframe itself usually from the history store's cache); a deleted
+    note's history takes two.
+    """
+    path = documents.valid_path(path)
+    doc = _current(db, _OPENED_NOTE, workspace_id, path, revision=revision)
+    if doc is not None and doc[1] is not None:
+        return str(doc[1])
+    if doc is not None and doc.body is not None:
+        return revisions.decode(db, uid=doc.uid, row=doc[2:])
+    text = None
+    if doc is None:  # a deleted note's history
+        uid = _history_uid(db, workspace_id=workspace_id, path=path)
+        text = revisions.text_at(db, uid=uid, revision=revision)
+    if text is None:
         raise NotFound(NO_REVISION)
-    return revisions.text_of(db, row)
+    return text
 
 
 def restore(

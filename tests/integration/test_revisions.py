@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from datetime import timedelta
 from urllib.parse import quote
@@ -218,6 +219,57 @@ def test_a_mebibyte_note_saved_a_hundred_times_costs_a_few_mebibytes(db_session)
     for n in (1, 2, 50, 51, 99, 100):
         row = revisions.row_at(db_session, uid="f" * 32, revision=n)
         assert revisions.text_of(db_session, row) == texts[n]
+    # The same texts from the database alone, as a process that never saw these keyframes.
+    revisions._keyframes.clear()
+    for n in (100, 51, 50, 2, 1):
+        assert revisions.text_at(db_session, uid="f" * 32, revision=n) == texts[n]
+    assert revisions.text_at(db_session, uid="f" * 32, revision=101) is None
+
+
+def test_listing_is_the_documented_model_and_follows_writes_from_anywhere(
+    app, alice_client, bob_client, db_session
+):
+    """The list is served from per-process caches; what a client reads must still be the
+    RevisionList of the OpenAPI document and follow every write, made by any process."""
+    from backend.api.routes.documents import RevisionList
+
+    alice, bob = app.state.test_user_ids["alice"], app.state.test_user_ids["bob"]
+    listed = app.openapi()["paths"]["/api/workspaces/{ws}/documents/{path}/revisions"]["get"]
+    ref = listed["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert ref.endswith("/RevisionList")
+    rev = put(alice_client, "c.md", "one\n", ws="team")
+    rev = put(bob_client, "c.md", "two\n", ws="team", if_match=rev)
+    r = alice_client.get(url("c.md", "/revisions", ws="team"))
+    assert r.headers["content-type"] == "application/json"
+    body = r.json()
+    assert RevisionList.model_validate(body).model_dump(mode="json", by_alias=True) == body
+    assert [(i["revision"], i["user"], i["byYou"]) for i in body["revisions"]] == [
+        (2, "bob", False),
+        (1, "alice", True),
+    ]
+    # Bob reads the same (cached) kept rows: only byYou differs.
+    assert [i["byYou"] for i in history(bob_client, "c.md", ws="team")] == [True, False]
+    # Writes behind the API's back (another process, say): the next listing has them.
+    agent, old = Source.agent(alice, name="bot"), utcnow() - timedelta(days=90)
+    for i in range(105):  # 90 days ago: the oldest kept rows are pruned past 100
+        service_save(
+            db_session, "c.md", f"v{i}\n", agent, ws="team", now=old + timedelta(minutes=i)
+        )
+    service_save(db_session, "c.md", "today\n", agent, ws="team")  # prunes by today's date
+    items = history(alice_client, "c.md", ws="team")
+    # The current text, the newest 100 kept, and 1 and 2 (made today, kept 30 days).
+    assert [i["revision"] for i in items] == [108, *range(107, 7, -1), 2, 1]
+    assert items[0]["current"] and items[0]["source"] == {"kind": "agent", "name": "bot"}
+    assert items[0]["sha256"] == hashlib.sha256(b"today\n").hexdigest()[:16]
+    assert not any(i["current"] for i in items[1:])
+    assert text_at(alice_client, "c.md", 8, ws="team") == "v5\n"  # revision 3 was v0
+    # A deleted note: its kept history, no current entry, through the same caches.
+    service_save(db_session, "c.md", "last\n", Source.page(bob), ws="team")
+    assert alice_client.delete(url("c.md", ws="team")).status_code == 204
+    gone = history(alice_client, "c.md", ws="team")
+    assert gone[0]["revision"] == 109 and not gone[0]["current"]
+    assert text_at(alice_client, "c.md", 109, ws="team") == "last\n"
+    assert text_at(alice_client, "c.md", 108, ws="team") == "today\n"
 
 
 def test_members_only(alice_client, bob_client, client):

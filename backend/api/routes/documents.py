@@ -3,6 +3,8 @@ the history (list, read and restore revisions)."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -193,26 +195,66 @@ def _note_response(db, ws: str, path: str) -> Response:
 )
 def list_revisions(ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep):
     try:
-        entries = history_service.list_revisions(db, workspace_id=ws, path=path)
+        current, kept = history_service.history_of(db, workspace_id=ws, path=path)
     except history_service.NoHistory:
         return _note_response(db, ws, f"{path}/revisions")
-    return RevisionList(
-        revisions=[
-            RevisionInfo(
-                revision=e.revision,
-                saved_at=e.saved_at,
-                bytes=e.bytes,
-                sha256=e.sha256,
-                source=RevisionSource(kind=e.kind, name=e.name),
-                user=e.username,
-                by_you=e.user_id == user.id,
-                action=e.action,
-                path=e.path,
-                current=e.current,
-            )
-            for e in entries
-        ]
+    # The body is RevisionList's own JSON (so `response_model` above describes it), made by
+    # pydantic once per kept revision and process: see _rendered.
+    items = [] if current is None else [_revision_json(current, user.id)]
+    items += [
+        f"{head}{'true' if uid == user.id else 'false'}{tail}"
+        for head, uid, tail in _rendered(kept)
+    ]
+    return Response(f'{{"revisions":[{",".join(items)}]}}', media_type="application/json")
+
+
+def _revision_info(e: history_service.Entry, user_id: int | None) -> RevisionInfo:
+    return RevisionInfo(
+        revision=e.revision,
+        saved_at=e.saved_at,
+        bytes=e.bytes,
+        sha256=e.sha256,
+        source=RevisionSource(kind=e.kind, name=e.name),
+        user=e.username,
+        by_you=e.user_id is not None and e.user_id == user_id,
+        action=e.action,
+        path=e.path,
+        current=e.current,
     )
+
+
+def _revision_json(e: history_service.Entry, user_id: int | None) -> str:
+    return _revision_info(e, user_id).model_dump_json(by_alias=True)
+
+
+_BY_NOBODY = '"byYou":false'
+_rendered_lock = threading.Lock()
+_rendered_lists: OrderedDict[int, tuple[tuple[Any, ...], list[tuple[str, int | None, str]]]] = (
+    OrderedDict()
+)
+
+
+def _rendered(kept: tuple[history_service.Entry, ...]) -> list[tuple[str, int | None, str]]:
+    """Each kept revision's JSON split around its `byYou` value: (before, author id, after).
+
+    A kept revision never changes, and the history service hands out the same tuple for as
+    long as a note's kept rows stay the same, so the JSON is made (and validated) once per
+    tuple instead of once per listing; only `byYou` depends on who asks.
+    """
+    with _rendered_lock:
+        found = _rendered_lists.get(id(kept))
+        if found is not None and found[0] is kept:
+            _rendered_lists.move_to_end(id(kept))
+            return found[1]
+    parts = []
+    for e in kept:
+        head, tail = _revision_json(e, None).split(_BY_NOBODY, 1)  # the key is never in a value
+        parts.append((f'{head}"byYou":', e.user_id, tail))
+    with _rendered_lock:
+        _rendered_lists[id(kept)] = (kept, parts)  # holding `kept` keeps its id unique
+        while len(_rendered_lists) > 128:
+            _rendered_lists.popitem(last=False)
+    return parts
 
 
 @router.get(
