@@ -24,6 +24,8 @@ import brotli
 from fastapi import Request, Response
 from fastapi.responses import FileResponse
 
+from backend.runtime import read_bytecode, with_bytecode
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 PREFERENCE = ("br", "gzip")  # the smaller first, when the browser takes both
@@ -118,6 +120,8 @@ class Runtime:
     assets: dict[str, tuple[Asset, bool]] = field(default_factory=dict)  # url → (asset, immutable)
     prefixes: dict[str, str] = field(default_factory=dict)  # "/vendor/pyodide" → hashed
     raw_bytes: int = 0  # what a first visit downloads, before compression
+    # The page's Python compiled at build (vendor/bytecode.zip): (cache tag, {source sha: pyc})
+    bytecode: tuple[str, dict[str, bytes]] | None = None
 
     def add(self, logical: str, hashed: str, asset: Asset, size: int) -> None:
         self.assets[hashed] = (asset, True)
@@ -167,6 +171,7 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         runtime.add(
             f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, entry["bytes"]
         )
+    runtime.bytecode = read_bytecode(vendor)
     return runtime
 
 
@@ -185,7 +190,13 @@ def unlisted_files(vendor: Path, table: dict) -> list[str]:
 
 
 def add_bundle(runtime: Runtime, logical: str, data: bytes, media_type: str) -> None:
-    """Serve bytes made at start (the Python bundle) compressed, under a hashed URL too."""
+    """Serve bytes made at start (the Python bundle) compressed, under a hashed URL too.
+
+    The bundle gets the build's bytecode of every module whose source it was compiled from
+    (backend/runtime.with_bytecode): the page imports those without compiling them.
+    """
+    if runtime.bytecode is not None:
+        data = with_bytecode(data, *runtime.bytecode)
     digest = hashlib.sha256(data).hexdigest()
     folder, _, name = logical.rpartition("/")
     hashed = f"{folder}/{digest[:12]}/{name}"

@@ -5,10 +5,21 @@ rules that must not differ between the build and the server: which files of a Py
 ship to the page, and how a zip is stored so that Brotli compresses across its members.
 `python -m backend.runtime package-files NAME...` prints the first as JSON;
 `python -m backend.runtime store-zip PATH` applies the second in place.
+
+The page's Python also ships as bytecode: web/snapshot.mjs compiles every module of the
+bundle with the page's own interpreter (Pyodide's CPython, not the server's) into
+vendor/bytecode.zip, one checked hash-based .pyc per source, named by the source's SHA-256.
+`with_bytecode` adds to the bundle the .pyc of each member whose source is exactly the one
+compiled, under `__pycache__/` where the import system looks; a module edited since the build
+simply has none and is compiled from source in the page, as before. Checked .pyc files carry
+the hash of their source, so the page never runs one that does not match it either.
+`python -m backend.runtime bundle PATH` writes the bundle the server would serve.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import sys
 import zipfile
@@ -56,6 +67,38 @@ def store_zip(path: Path) -> None:
     tmp.replace(path)
 
 
+BYTECODE_ZIP = "bytecode.zip"  # in web/vendor, beside the runtime; read by the server only
+CACHE_TAG_MEMBER = "cache_tag"  # its member naming the interpreter, e.g. "cpython-314"
+
+
+def read_bytecode(vendor: Path) -> tuple[str, dict[str, bytes]] | None:
+    """(cache tag, {source SHA-256: .pyc}) from vendor/bytecode.zip, or None without one."""
+    path = vendor / BYTECODE_ZIP
+    if not path.is_file():
+        return None
+    with zipfile.ZipFile(path) as archive:
+        tag = archive.read(CACHE_TAG_MEMBER).decode()
+        table = {n: archive.read(n) for n in archive.namelist() if n != CACHE_TAG_MEMBER}
+    return tag, table
+
+
+def with_bytecode(bundle: bytes, tag: str, table: dict[str, bytes]) -> bytes:
+    """The bundle (a zip) with `pkg/__pycache__/mod.<tag>.pyc` after every source compiled."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            target.writestr(info, data)
+            pyc = table.get(hashlib.sha256(data).hexdigest())
+            if pyc is None or not info.filename.endswith(".py"):
+                continue
+            folder, _, name = info.filename.rpartition("/")
+            compiled = zipfile.ZipInfo(f"{folder}/__pycache__/{name[:-3]}.{tag}.pyc")
+            compiled.date_time = info.date_time
+            target.writestr(compiled, pyc)
+    return out.getvalue()
+
+
 def main(argv: list[str]) -> int:
     command, *args = argv
     if command == "package-files":
@@ -64,6 +107,10 @@ def main(argv: list[str]) -> int:
     elif command == "store-zip":
         for arg in args:
             store_zip(Path(arg))
+    elif command == "bundle":
+        from backend.web import python_bundle  # the server's own bundle, nothing rebuilt here
+
+        Path(args[0]).write_bytes(python_bundle())
     else:
         raise SystemExit(f"unknown command {command!r}")
     return 0

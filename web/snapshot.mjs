@@ -66,3 +66,31 @@ writeFileSync(join(out, file), snapshot);
 writeFileSync(join(out, "manifest.json"), JSON.stringify(
   { file, sha256: sha(snapshot), modules: MODULES, inputs }, null, 1) + "\n");
 console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB)`);
+
+// The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not
+// the server's): every module of the bundle the server builds, but the packages the snapshot
+// already imported. One checked hash-based .pyc per source, named by the source's SHA-256;
+// the server adds to the bundle those whose source still matches (backend/runtime.py).
+execFileSync(python, ["-m", "backend.runtime", "bundle", join(out, "bundle.tmp")], { cwd: root });
+pyodide.FS.writeFile("/tmp/bundle.zip", readFileSync(join(out, "bundle.tmp")));
+rmSync(join(out, "bundle.tmp"));
+const compiled = pyodide.runPython(`
+import hashlib, importlib.util, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+skip = tuple(name + "/" for name in ${JSON.stringify(PACKAGES)})
+count = 0
+with zipfile.ZipFile("/tmp/bundle.zip") as bundle, \
+        zipfile.ZipFile("/tmp/bytecode.zip", "w", zipfile.ZIP_STORED) as out:
+    out.writestr("cache_tag", sys.implementation.cache_tag)
+    for name in bundle.namelist():
+        if not name.endswith(".py") or name.startswith(skip):
+            continue
+        source = bundle.read(name)
+        code = compile(source, "/home/pyodide/" + name, "exec", dont_inherit=True)
+        pyc = _code_to_hash_pyc(code, importlib.util.source_hash(source), checked=True)
+        out.writestr(hashlib.sha256(source).hexdigest(), bytes(pyc))
+        count += 1
+count
+`);
+writeFileSync(join(web, "vendor", "bytecode.zip"), pyodide.FS.readFile("/tmp/bytecode.zip"));
+console.log(`web/vendor/bytecode.zip: ${compiled} modules compiled`);
