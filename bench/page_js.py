@@ -19,18 +19,41 @@ VIEW_TEXT_LENGTH = (
     """(frame) => frame.querySelector('.cm-content').cmTile.root.view.state.doc.length"""
 )
 
+# The page's own editor module: its runtime URL is hashed (/vendor/<hash>/editor.js), and a
+# module imported at another URL would be another instance, with its own digest cache.
+EDITOR_MODULE = """(() => {
+  const link = document.querySelector('link[rel="modulepreload"][href$="/editor.js"]');
+  const entry = performance.getEntriesByType("resource")
+    .find((e) => /\\/vendor\\/[^/]+\\/editor\\.js$/.test(e.name));
+  return import((entry && entry.name) || link.href);
+})()"""
+
 # Per repetition: the mean of `calls` captures (ambient.capture.capture on the window's own
 # store, exactly what the assistant awaits per send) and the mean of `calls` baseline digests
 # (TextEncoder + crypto.subtle.digest over the same text, already a JS string) and of the
 # editor module's own digest(view) (the JS part of a capture). Interleaved per repetition.
-CAPTURE = """async ([reps, calls, expectBytes]) => {
+# The send comes after the typing settled (the editor hashed the document in idle time), as
+# when a user stops typing and presses Send; `afterEdit` is a send right after an edit, whose
+# digest is computed in the send (and must be the digest of that edited text).
+CAPTURE = (
+    """async ([reps, calls, expectBytes]) => {
   const py = window.__pyodide;
   const capture = py.pyimport("ambient.capture").capture;
   const store = window.ana_ctx.store;
-  const editor = await import("/vendor/editor.js");
+  const editor = await """
+    + EDITOR_MODULE
+    + """;
   const view = document.querySelector('[data-frame-kind="inbox"] .cm-content').cmTile.root.view;
   const text = view.state.doc.toString();
   const enc = new TextEncoder();
+  const settled = async () => {
+    const t0 = performance.now();
+    while (!editor.knownDigest(view)) {
+      if (performance.now() - t0 > 10000) throw new Error("the editor never hashed the note");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  await settled();
   const once = async () => {
     const r = await capture(store);
     const ok = r.outcome === "sent" && r.pointer.bytes === expectBytes;
@@ -62,9 +85,31 @@ CAPTURE = """async ([reps, calls, expectBytes]) => {
   }
   out.steps = { resolve: await time(resolve), flushAll: await time(flush),
                 snapshot: await time(snapshot) };
+  // A send right after an edit (no idle time since): the digest is computed in the send, and
+  // it is the edited text's. The edit is undone by a second one (same text, new document).
+  // Both are applied as changes saved elsewhere (editor.remote): nothing to save, so the send
+  // does no flush and the time is the hashing's.
+  const afterEdit = [];
+  for (let i = 0; i < calls; i++) {
+    const at = view.state.doc.length;
+    editor.remote(view, JSON.stringify([[at, at, "x"]]));
+    const t0 = performance.now();
+    const r = await capture(store);
+    afterEdit.push(performance.now() - t0);
+    const want = new Uint8Array(await crypto.subtle.digest("SHA-256",
+      enc.encode(view.state.doc.toString())));
+    const hex = Array.from(want.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+    const ok = r.outcome === "sent" && r.pointer.sha256 === hex &&
+      r.pointer.bytes === expectBytes + 1;
+    r.destroy();
+    editor.remote(view, JSON.stringify([[at, at + 1, ""]]));
+    if (!ok) throw new Error("a send right after an edit did not carry that text's digest");
+  }
+  out.steps.afterEdit = afterEdit.reduce((a, b) => a + b, 0) / calls;
   runtime.destroy(); mod.destroy();
   return out;
 }"""
+)
 
 # Input-to-paint: from the keydown's timestamp to the task after the next animation frame
 # (i.e. after that frame's paint).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 
@@ -103,6 +104,51 @@ def test_typing_then_sending_at_once_sends_the_typed_state(alice: Page, server: 
     assert pointer["flushed"] is True
     assert "typed just now" in turn.reply or "Draft" in turn.reply
     assert "saved copy is behind" not in turn.reply
+
+
+def test_a_send_in_the_same_task_as_an_edit_carries_the_edited_text(alice: Page, server: Server):
+    """The editor hashes a document in idle time once typing settles; a send that comes before
+    that (here: in the very task of the edit) must hash the text on screen, never reuse the
+    digest of the text before the edit."""
+    path = unique("no-stale-digest")
+    put_note(alice, server.url, "personal", path, "# Draft\n")
+    reload_list(alice)
+    frame = open_note(alice, path)
+    frame.locator(".cm-content").click()
+    alice.keyboard.press("Control+End")
+    alice.keyboard.type("settled text")
+    # Wait until the page's own editor module (at its hashed URL) knows this text's digest.
+    alice.wait_for_function(
+        """async () => {
+          const entry = performance.getEntriesByType("resource")
+            .find((e) => /\\/vendor\\/[^/]+\\/editor\\.js$/.test(e.name));
+          const editor = await import(entry.name);
+          const view = document.querySelector('[data-frame-kind="inbox"] .cm-content')
+            .cmTile.root.view;
+          return !!editor.knownDigest(view);
+        }""",
+        timeout=10_000,
+    )
+    settled = digest(editor_text(frame))
+    assistant = frames(alice, "assistant").first
+    assistant.get_by_test_id("assistant-input").fill("summarise this")
+    with alice.expect_request(lambda r: r.url.endswith(TURNS) and r.method == "POST") as info:
+        alice.evaluate(
+            """() => {
+              const view = document.querySelector('[data-frame-kind="inbox"] .cm-content')
+                .cmTile.root.view;
+              const at = view.state.doc.length;
+              view.dispatch({ changes: { from: at, insert: " and one more" },
+                              userEvent: "input.type" });
+              document.querySelector('[data-testid="assistant-send"]').click();
+            }"""
+        )
+    value = info.value.all_headers()["x-ambient-note"]
+    pointer = json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
+    now = digest(editor_text(frame))
+    assert now != settled
+    assert (pointer["bytes"], pointer["sha256"]) == now
+    assert pointer["flushed"] is True
 
 
 def test_each_view_and_the_selection_only_in_edit(alice: Page):

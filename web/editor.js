@@ -1,7 +1,7 @@
 // The one JS module that owns CodeMirror 6. Python reaches it through a narrow API and never
 // on a keystroke: the editor calls back only when a clean document first becomes dirty.
 import { EditorState } from "@codemirror/state";
-import { EditorView, keymap } from "@codemirror/view";
+import { EditorView, keymap, tooltips } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown } from "@codemirror/lang-markdown";
 import { publishPause } from "./editor/publish.js";
@@ -27,8 +27,12 @@ export function create(parent, text, label, onDirty) {
         publishPause, // publishing to outside agents: one Python call per pause
         proposalHistory, // tells a proposal's card when Ctrl+Z undoes it (or redo redoes it)
         EditorView.contentAttributes.of({ "aria-label": label }),
+        // The editor is laid out in isolation (CSS `contain` on .editor-host > .cm-editor):
+        // tooltips (autocomplete, the inline panel) go in the host so none is clipped by it.
+        tooltips({ parent: parent }),
         EditorView.updateListener.of((update) => {
           if (!update.docChanged) return;
+          digestWhenSettled(update.view);
           if (update.transactions.some((tr) => tr.annotation(loaded))) return;
           changes += 1;
           if (!notified) {
@@ -39,6 +43,7 @@ export function create(parent, text, label, onDirty) {
       ],
     }),
   });
+  digestWhenSettled(view);
   view.ana = {
     changes: () => changes,
     // The caller saved the text it read at change count `seen`; re-arm the dirty callback,
@@ -65,13 +70,47 @@ export function replace(view, from, to, insert) {
   view.dispatch({ changes: { from, to, insert } });
 }
 
-/** Byte length and SHA-256 hex of the live document, computed without crossing into Python. */
-export async function digest(view) {
-  const bytes = encoder.encode(view.state.doc.toString());
+// Each document's digest, keyed by CodeMirror's immutable document (Text): an entry describes
+// exactly the text it is keyed by, so a send that finds the current document here can never
+// read a stale digest. Filled in idle time once typing settles, so a send does no hashing.
+const digests = new WeakMap();
+const SETTLE_MS = 300; // no hashing between keystrokes: a 1 MiB note takes a few ms
+const IDLE_TIMEOUT_MS = 1000;
+
+async function digestOf(doc) {
+  const known = digests.get(doc);
+  if (known) return known;
+  const bytes = encoder.encode(doc.toString());
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   let hex = "";
   for (let i = 0; i < 8; i++) hex += hash[i].toString(16).padStart(2, "0");
-  return { bytes: bytes.length, sha256: hex };
+  const result = { bytes: bytes.length, sha256: hex };
+  digests.set(doc, result);
+  return result;
+}
+
+const pending = new WeakMap(); // view → its settle timer
+function digestWhenSettled(view) {
+  clearTimeout(pending.get(view));
+  pending.set(
+    view,
+    setTimeout(() => {
+      requestIdleCallback(() => digestOf(view.state.doc), { timeout: IDLE_TIMEOUT_MS });
+    }, SETTLE_MS),
+  );
+}
+
+/** Byte length and SHA-256 hex (first 16 digits) of the live document, computed without
+ * crossing into Python (or read from the idle-time cache when this very document is in it). */
+export const digest = (view) => digestOf(view.state.doc);
+
+/** A send's read of the editor, synchronous: the live document's digest when already known
+ * (else undefined: await `digest`), with the main selection. */
+export function knownDigest(view) {
+  const known = digests.get(view.state.doc);
+  if (!known) return undefined;
+  const { anchor, head } = view.state.selection.main;
+  return { bytes: known.bytes, sha256: known.sha256, anchor, head };
 }
 
 export const focus = (view) => view.focus();

@@ -42,12 +42,20 @@ class InboxRuntime:
         session = self._frame.session
         if session is None:
             raise RuntimeError("the frame no longer shows a note")
-        digest = await editor.digest(session.view)
-        selection = None
-        if self.view == "edit":
+        # Usually one synchronous call: the digest of this very document was computed in idle
+        # time after the typing settled (web/editor.js keys it by the immutable document, so
+        # it is never an older text's). Otherwise hash it now, then read the selection.
+        known = editor.knownDigest(session.view)
+        if not known:
+            digest = await editor.digest(session.view)
             sel = editor.selection(session.view)
-            selection = {"anchor": int(sel.anchor), "head": int(sel.head)}
-        return {"bytes": int(digest.bytes), "sha256": str(digest.sha256), "selection": selection}
+            known_bytes, sha256 = int(digest.bytes), str(digest.sha256)
+            anchor, head = int(sel.anchor), int(sel.head)
+        else:
+            known_bytes, sha256 = int(known.bytes), str(known.sha256)
+            anchor, head = int(known.anchor), int(known.head)
+        selection = {"anchor": anchor, "head": head} if self.view == "edit" else None
+        return {"bytes": known_bytes, "sha256": sha256, "selection": selection}
 
     @property
     def dirty(self) -> bool:
