@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 from urllib.parse import unquote_to_bytes
 
+import anyio
+import anyio.to_thread
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
@@ -25,26 +27,36 @@ NOT_SIGNED_IN = "You are not signed in, or your session has expired. Please sign
 _READ_CHUNK_LIMIT = 64 * 1024
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_db(request: Request) -> Iterator[Session]:
-    """One DB session per request, closed afterwards (services commit their own writes)."""
-    with request.app.state.sessionmaker() as db:
+async def get_db(request: Request) -> AsyncIterator[Session]:
+    """One DB session per request, closed afterwards (services commit their own writes).
+
+    Opening a Session touches no connection, so it is made on the event loop (a sync
+    dependency costs a thread-pool round trip each way). Closing it may roll back and return
+    a connection, so that runs in a worker thread as FastAPI runs a sync dependency's exit:
+    shielded from cancellation and with its own limiter, never waiting behind busy workers.
+    """
+    db = request.app.state.sessionmaker()
+    try:
         yield db
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
 
 
-def get_passwords(request: Request) -> Passwords:
+async def get_passwords(request: Request) -> Passwords:
     return request.app.state.passwords
 
 
-def get_model(request: Request) -> ChatModel | None:
+async def get_model(request: Request) -> ChatModel | None:
     """The app's one language-model client (built in create_app), or None when offline."""
     return request.app.state.model
 
 
-def get_agent(request: Request) -> Agent:
+async def get_agent(request: Request) -> Agent:
     """The app's chat agent: on the configured model, else the offline one."""
     return request.app.state.agent
 
@@ -70,7 +82,7 @@ def optional_user(request: Request, db: SessionDep) -> User | None:
     return user
 
 
-def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     """The signed-in user; 401 otherwise."""
     if user is None:
         raise Unauthorized(NOT_SIGNED_IN)
@@ -100,7 +112,7 @@ def per_user(route: str) -> Callable[..., Awaitable[None]]:
     return dependency
 
 
-def note_path(request: Request, path: str) -> str:
+async def note_path(request: Request, path: str) -> str:
     """The `{path}` parameter, checked against ambient.paths (400 with its message)."""
     raw = request.scope.get("raw_path")
     if isinstance(raw, bytes):
