@@ -15,7 +15,7 @@ from backend.assistant.model import ChatModel
 from backend.assistant.turns import Agent
 from backend.config import Settings
 from backend.db import utcnow
-from backend.errors import BadPath, BadRequest, TooLarge, Unauthorized
+from backend.errors import BadPath, BadRequest, Forbidden, TooLarge, Unauthorized
 from backend.models import User
 from backend.services import sessions as sessions_service
 from backend.services import workspaces as workspaces_service
@@ -68,18 +68,29 @@ ModelDep = Annotated[ChatModel | None, Depends(get_model)]
 AgentDep = Annotated[Agent, Depends(get_agent)]
 
 
-def optional_user(request: Request, db: SessionDep) -> User | None:
-    """The signed-in user from the session cookie, or None."""
+def _sign_in(request: Request, db: Session, workspace_id: str | None) -> tuple[User | None, bool]:
+    """The cookie's user (or None) and whether they are a member of `workspace_id`."""
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
-        return None
+        return None, False
     secret = request.app.state.settings.secret_key
-    user = sessions_service.user_for_token(db, token=token, now=utcnow(), secret=secret)
+    user, member = sessions_service.member_for_token(
+        db, token=token, now=utcnow(), secret=secret, workspace_id=workspace_id
+    )
     if user is not None:
         request.state.user_id = user.id  # for the request log line
         # The sign-in this request runs under: key sessions opened now are tied to it.
         request.state.user_session_id = sessions_service.token_id(token, secret)
-    return user
+        request.state.signed_in = user  # a later optional_user in this request reuses it
+    return user, member
+
+
+def optional_user(request: Request, db: SessionDep) -> User | None:
+    """The signed-in user from the session cookie, or None."""
+    known: User | None = getattr(request.state, "signed_in", None)
+    if known is not None:  # member_workspace ran first: same cookie, same DB session
+        return known
+    return _sign_in(request, db, None)[0]
 
 
 async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
@@ -93,9 +104,15 @@ OptionalUser = Annotated[User | None, Depends(optional_user)]
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def member_workspace(ws: str, user: CurrentUser, db: SessionDep) -> str:
-    """The `{ws}` path parameter when the user is a member; 403 otherwise (also when unknown)."""
-    workspaces_service.require_member(db, user_id=user.id, workspace_id=ws)
+def member_workspace(ws: str, request: Request, db: SessionDep) -> str:
+    """The `{ws}` path parameter when the user is a member; 401 when not signed in, 403
+    otherwise (also when unknown). The sign-in and the membership are one query, in one
+    worker thread (this was current_user's lookup and then the membership's)."""
+    user, member = _sign_in(request, db, ws)
+    if user is None:
+        raise Unauthorized(NOT_SIGNED_IN)
+    if not member:
+        raise Forbidden(workspaces_service.NOT_ALLOWED)
     return ws
 
 
