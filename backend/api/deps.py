@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 from urllib.parse import unquote_to_bytes
 
+import anyio
+import anyio.to_thread
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
@@ -13,7 +15,7 @@ from backend.assistant.model import ChatModel
 from backend.assistant.turns import Agent
 from backend.config import Settings
 from backend.db import utcnow
-from backend.errors import BadPath, BadRequest, TooLarge, Unauthorized
+from backend.errors import BadPath, BadRequest, Forbidden, TooLarge, Unauthorized
 from backend.models import User
 from backend.services import sessions as sessions_service
 from backend.services import workspaces as workspaces_service
@@ -25,26 +27,36 @@ NOT_SIGNED_IN = "You are not signed in, or your session has expired. Please sign
 _READ_CHUNK_LIMIT = 64 * 1024
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_db(request: Request) -> Iterator[Session]:
-    """One DB session per request, closed afterwards (services commit their own writes)."""
-    with request.app.state.sessionmaker() as db:
+async def get_db(request: Request) -> AsyncIterator[Session]:
+    """One DB session per request, closed afterwards (services commit their own writes).
+
+    Opening a Session touches no connection, so it is made on the event loop (a sync
+    dependency costs a thread-pool round trip each way). Closing it may roll back and return
+    a connection, so that runs in a worker thread as FastAPI runs a sync dependency's exit:
+    shielded from cancellation and with its own limiter, never waiting behind busy workers.
+    """
+    db = request.app.state.sessionmaker()
+    try:
         yield db
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
 
 
-def get_passwords(request: Request) -> Passwords:
+async def get_passwords(request: Request) -> Passwords:
     return request.app.state.passwords
 
 
-def get_model(request: Request) -> ChatModel | None:
+async def get_model(request: Request) -> ChatModel | None:
     """The app's one language-model client (built in create_app), or None when offline."""
     return request.app.state.model
 
 
-def get_agent(request: Request) -> Agent:
+async def get_agent(request: Request) -> Agent:
     """The app's chat agent: on the configured model, else the offline one."""
     return request.app.state.agent
 
@@ -56,21 +68,32 @@ ModelDep = Annotated[ChatModel | None, Depends(get_model)]
 AgentDep = Annotated[Agent, Depends(get_agent)]
 
 
-def optional_user(request: Request, db: SessionDep) -> User | None:
-    """The signed-in user from the session cookie, or None."""
+def _sign_in(request: Request, db: Session, workspace_id: str | None) -> tuple[User | None, bool]:
+    """The cookie's user (or None) and whether they are a member of `workspace_id`."""
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
-        return None
+        return None, False
     secret = request.app.state.settings.secret_key
-    user = sessions_service.user_for_token(db, token=token, now=utcnow(), secret=secret)
+    user, member = sessions_service.member_for_token(
+        db, token=token, now=utcnow(), secret=secret, workspace_id=workspace_id
+    )
     if user is not None:
         request.state.user_id = user.id  # for the request log line
         # The sign-in this request runs under: key sessions opened now are tied to it.
         request.state.user_session_id = sessions_service.token_id(token, secret)
-    return user
+        request.state.signed_in = user  # a later optional_user in this request reuses it
+    return user, member
 
 
-def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+def optional_user(request: Request, db: SessionDep) -> User | None:
+    """The signed-in user from the session cookie, or None."""
+    known: User | None = getattr(request.state, "signed_in", None)
+    if known is not None:  # member_workspace ran first: same cookie, same DB session
+        return known
+    return _sign_in(request, db, None)[0]
+
+
+async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     """The signed-in user; 401 otherwise."""
     if user is None:
         raise Unauthorized(NOT_SIGNED_IN)
@@ -81,9 +104,15 @@ OptionalUser = Annotated[User | None, Depends(optional_user)]
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def member_workspace(ws: str, user: CurrentUser, db: SessionDep) -> str:
-    """The `{ws}` path parameter when the user is a member; 403 otherwise (also when unknown)."""
-    workspaces_service.require_member(db, user_id=user.id, workspace_id=ws)
+def member_workspace(ws: str, request: Request, db: SessionDep) -> str:
+    """The `{ws}` path parameter when the user is a member; 401 when not signed in, 403
+    otherwise (also when unknown). The sign-in and the membership are one query, in one
+    worker thread (this was current_user's lookup and then the membership's)."""
+    user, member = _sign_in(request, db, ws)
+    if user is None:
+        raise Unauthorized(NOT_SIGNED_IN)
+    if not member:
+        raise Forbidden(workspaces_service.NOT_ALLOWED)
     return ws
 
 
@@ -100,7 +129,7 @@ def per_user(route: str) -> Callable[..., Awaitable[None]]:
     return dependency
 
 
-def note_path(request: Request, path: str) -> str:
+async def note_path(request: Request, path: str) -> str:
     """The `{path}` parameter, checked against ambient.paths (400 with its message)."""
     raw = request.scope.get("raw_path")
     if isinstance(raw, bytes):

@@ -123,6 +123,24 @@ def test_expired_session_is_401(alice_client, db_session):
     assert "sign in" in response.json()["detail"].lower()
 
 
+def test_a_workspace_route_checks_the_sign_in_before_the_membership(alice_client, db_session):
+    # Workspace routes look up the sign-in and the membership in one query: an expired
+    # sign-in is still 401 (sign in again), never 403, even for a workspace alice is in.
+    notes = "/api/workspaces/personal/documents"
+    assert alice_client.get(notes).status_code == 200
+    assert alice_client.get("/api/workspaces/bob-notes/documents").status_code == 403
+    assert alice_client.get("/api/workspaces/no-such/documents").status_code == 403
+    assert alice_client.get("/api/workspaces/%00/documents").status_code == 403
+    db_session.execute(
+        update(UserSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+    )
+    db_session.commit()
+    for url in (notes, "/api/workspaces/bob-notes/documents"):
+        response = alice_client.get(url)
+        assert response.status_code == 401, url
+        assert "sign in" in response.json()["detail"].lower()
+
+
 def test_garbage_cookie_is_401(app):
     client = TestClient(app)
     for value in (b"", b"x", b"a" * 5000, "\u00e9t\u00e9".encode(), b"\xff\xfe", b'"quoted"'):
