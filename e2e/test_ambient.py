@@ -26,6 +26,18 @@ def unique(name: str) -> str:
     return f"e2e-{uuid.uuid4().hex[:6]}-{name}.md"
 
 
+def type_into_new_note(alice: Page, server: Server, name: str, typed: str):
+    """A new note "# Draft" opened in a frame, with `typed` typed at its end; its frame."""
+    path = unique(name)
+    put_note(alice, server.url, "personal", path, "# Draft\n")
+    reload_list(alice)
+    frame = open_note(alice, path)
+    frame.locator(".cm-content").click()
+    alice.keyboard.press("Control+End")
+    alice.keyboard.type(typed)
+    return frame
+
+
 def test_one_frame_sends_a_pointer_matching_the_live_editor(alice: Page, server: Server):
     frame = open_note(alice, "welcome.md")
     expect(chip(alice)).to_have_attribute("data-path", "welcome.md")
@@ -91,13 +103,7 @@ def test_no_inbox_frame_means_no_header_and_the_assistant_asks(alice: Page, serv
 
 
 def test_typing_then_sending_at_once_sends_the_typed_state(alice: Page, server: Server):
-    path = unique("typing")
-    put_note(alice, server.url, "personal", path, "# Draft\n")
-    reload_list(alice)
-    frame = open_note(alice, path)
-    frame.locator(".cm-content").click()
-    alice.keyboard.press("Control+End")
-    alice.keyboard.type("typed just now, sent at once")
+    frame = type_into_new_note(alice, server, "typing", "typed just now, sent at once")
     turn = send(alice, "summarise this")
     pointer = turn.pointer_json
     assert (pointer["bytes"], pointer["sha256"]) == digest(editor_text(frame))
@@ -110,13 +116,7 @@ def test_a_send_in_the_same_task_as_an_edit_carries_the_edited_text(alice: Page,
     """The editor hashes a document in idle time once typing settles; a send that comes before
     that (here: in the very task of the edit) must hash the text on screen, never reuse the
     digest of the text before the edit."""
-    path = unique("no-stale-digest")
-    put_note(alice, server.url, "personal", path, "# Draft\n")
-    reload_list(alice)
-    frame = open_note(alice, path)
-    frame.locator(".cm-content").click()
-    alice.keyboard.press("Control+End")
-    alice.keyboard.type("settled text")
+    frame = type_into_new_note(alice, server, "no-stale-digest", "settled text")
     # Wait until the page's own editor module (at its hashed URL) knows this text's digest.
     alice.wait_for_function(
         """async () => {
