@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,6 +15,7 @@ from backend.errors import Conflict, NotFound
 from backend.models import Document, User, path_key
 from backend.models.history import NoteRevision
 from backend.services import documents, revisions
+from backend.services.lru import Lru
 from backend.services.source import Source
 
 NO_HISTORY = "There is no note, and no history of a deleted note, at that path."
@@ -92,58 +91,18 @@ _NOTE_COLUMNS = (
     *_kept_version(Document.uid),
 )
 _LISTED_NOTE = select(*_NOTE_COLUMNS).where(*_AT_PATH)
-# With the text, to hash it: when the revision's hash is not in _hashes.
+# With the text, to hash it: when the revision's hash is not in _hashes (below).
 _LISTED_NOTE_TEXT = select(Document.content, *_NOTE_COLUMNS).where(*_AT_PATH)
 _DELETED_VERSION = select(*_kept_version(bindparam("uid")))
 
 
-class _KeptLists:
-    """Per process, the kept part of recently listed histories: uid → (version, entries).
-
-    A listing reads the version with the note (no extra query) and rebuilds the entries only
-    when it changed; building ~100 rows into entries was most of a listing's cost.
-    """
-
-    def __init__(self, notes: int) -> None:
-        self.notes = notes
-        self._entries: OrderedDict[str, tuple[tuple[Any, ...], tuple[Entry, ...]]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, uid: str, version: tuple[Any, ...]) -> tuple[Entry, ...] | None:
-        with self._lock:
-            found = self._entries.get(uid)
-            if found is None or found[0] != version:
-                return None
-            self._entries.move_to_end(uid)
-            return found[1]
-
-    def put(self, uid: str, version: tuple[Any, ...], kept: tuple[Entry, ...]) -> None:
-        with self._lock:
-            self._entries[uid] = (version, kept)
-            self._entries.move_to_end(uid)
-            while len(self._entries) > self.notes:
-                self._entries.popitem(last=False)
-
-
-_kept_lists = _KeptLists(128)
+# Per process, the kept part of recently listed histories, uid → (version, entries): a listing
+# reads the version with the note (no extra query) and rebuilds the entries only when it
+# changed; building ~100 rows into entries was most of a listing's cost.
+_kept_lists: Lru[str, tuple[tuple[Any, ...], tuple[Entry, ...]]] = Lru(128)
 # uid → (revision, sha256 prefix of its text): every write of a note makes a new revision,
 # so the current text's hash is computed once per revision and process, not per listing.
-_hashes: OrderedDict[str, tuple[int, str]] = OrderedDict()
-_hashes_lock = threading.Lock()
-
-
-def _current_hash(uid: str, revision: int) -> str | None:
-    with _hashes_lock:
-        found = _hashes.get(uid)
-        return found[1] if found is not None and found[0] == revision else None
-
-
-def _remember_hash(uid: str, revision: int, sha256: str) -> None:
-    with _hashes_lock:
-        _hashes[uid] = (revision, sha256)
-        _hashes.move_to_end(uid)
-        while len(_hashes) > 1024:
-            _hashes.popitem(last=False)
+_hashes: Lru[str, tuple[int, str]] = Lru(1024)
 
 
 # The note's uid, its text only when `revision` is its current one, else the kept row of
@@ -196,12 +155,13 @@ def history_of(
     """
     path = documents.valid_path(path)
     doc = _current(db, _LISTED_NOTE, workspace_id, path)
-    sha256 = None if doc is None else _current_hash(doc.uid, doc.revision)
+    known = None if doc is None else _hashes.get(doc.uid)
+    sha256 = known[1] if known is not None and known[0] == doc.revision else None
     if doc is not None and sha256 is None:  # read again with the text (it may be newer now)
         doc = _current(db, _LISTED_NOTE_TEXT, workspace_id, path)
         if doc is not None:
             sha256 = sha256_prefix(doc.content.encode("utf-8"))
-            _remember_hash(doc.uid, doc.revision, sha256)
+            _hashes.put(doc.uid, (doc.revision, sha256))
     current = None
     if doc is not None:
         uid, version = doc.uid, tuple(doc[-_VERSIONS:])
@@ -221,7 +181,8 @@ def history_of(
     else:
         uid = _history_uid(db, workspace_id=workspace_id, path=path)
         version = tuple(db.execute(_DELETED_VERSION, {"uid": uid}).one())
-    kept = _kept_lists.get(uid, version)
+    listed = _kept_lists.get(uid)
+    kept = listed[1] if listed is not None and listed[0] == version else None
     if kept is None:
         kept = tuple(
             Entry(
@@ -239,7 +200,7 @@ def history_of(
             )
             for r in revisions.rows_for(db, uid=uid)
         )
-        _kept_lists.put(uid, version, kept)
+        _kept_lists.put(uid, (version, kept))
     return current, kept
 
 

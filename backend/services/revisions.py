@@ -5,7 +5,7 @@ rows hold a delta, i.e. the text compressed with its keyframe's text as a raw-co
 dictionary, so an edit of a 1 MiB note costs about the size of the edit. A new keyframe is
 written every KEYFRAME_EVERY rows, or when a delta grows past half its keyframe's size.
 Reading a revision decompresses at most two bodies, and usually one: a keyframe never changes
-once written, so its decompressed text is kept in a small per-process cache (`_Keyframes`,
+once written, so its decompressed text is kept in a small per-process cache (`_keyframe_cache`,
 bounded by bytes) together with its compression dictionary, which spares a kept save and the
 opening of a delta revision the keyframe's read, its decompression and the dictionary's load.
 
@@ -18,8 +18,6 @@ kept row still needs. A deleted note's rows are kept KEEP_DAYS days after the de
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -32,6 +30,7 @@ from sqlalchemy.orm import Session, aliased
 from ambient.pointer import sha256_prefix
 from backend.models import User, path_key
 from backend.models.history import NoteRevision
+from backend.services.lru import Lru
 from backend.services.source import Source
 
 COALESCE = timedelta(minutes=5)
@@ -41,7 +40,7 @@ KEYFRAME_EVERY = 50
 _SMALL = 4096  # below this a whole text costs about what a delta does
 _LEVEL = 3
 _MAX_WINDOW = 1 << 27
-_CACHE_BYTES = 48 << 20  # per process; a cached 1 MiB keyframe counts 3 MiB (see _Keyframes)
+_CACHE_BYTES = 48 << 20  # per process; a cached 1 MiB keyframe counts 3 MiB (see _keyframe_cache)
 
 
 @dataclass(frozen=True)
@@ -99,48 +98,18 @@ class _Keyframe:
         self.dictionary.precompute_compress(level=_LEVEL)
 
 
-class _Keyframes:
-    """Decompressed keyframes, least recently used dropped first, at most `limit` bytes.
+def _keyframe_cache(limit: int) -> Lru[_KeyframeKey, _Keyframe]:
+    """Decompressed keyframes, at most `limit` bytes, least recently used dropped first.
 
     A keyframe row is never updated, so a cached text is right in every process for as long
     as the row exists; the key is the row's id with its note, revision and text hash, so a
     row id that SQLite reuses after a rollback or a prune never finds another row's text.
     An entry counts three times its text: the text, the dictionary's copy and its tables.
     """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.used = 0
-        self._entries: OrderedDict[_KeyframeKey, _Keyframe] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: _KeyframeKey) -> _Keyframe | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-            return entry
-
-    def put(self, key: _KeyframeKey, text: bytes) -> _Keyframe:
-        entry = _Keyframe(text)
-        cost = 3 * len(text)
-        with self._lock:
-            if cost > self.limit or key in self._entries:
-                return self._entries.get(key, entry)
-            self._entries[key] = entry
-            self.used += cost
-            while self.used > self.limit:
-                _, dropped = self._entries.popitem(last=False)
-                self.used -= 3 * len(dropped.text)
-        return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.used = 0
+    return Lru(limit, cost=lambda entry: 3 * len(entry.text))
 
 
-_keyframes = _Keyframes(_CACHE_BYTES)
+_keyframes = _keyframe_cache(_CACHE_BYTES)
 
 
 def _compress(data: bytes, base: _Keyframe | None) -> bytes:
@@ -168,7 +137,7 @@ def _keyframe(db: Session, key: _KeyframeKey) -> _Keyframe:
     body = db.scalar(select(NoteRevision.body).where(NoteRevision.id == key[0]))
     if body is None:  # prune never drops a keyframe that a kept row still needs
         raise LookupError(f"history keyframe {key[0]} is gone")
-    return _keyframes.put(key, _decompress(body, None))
+    return _keyframes.put(key, _Keyframe(_decompress(body, None)))
 
 
 # Built once (with bind parameters): composing these per call, the alias especially, cost
@@ -241,7 +210,7 @@ def keep(db: Session, *, head: Head, text: str, gone_at: datetime | None = None)
     db.add(row)
     db.flush()
     if keyframe:  # the next kept save of this note compresses against it: spare it the read
-        _keyframes.put((row.id, head.uid, head.revision, sha256), data)
+        _keyframes.put((row.id, head.uid, head.revision, sha256), _Keyframe(data))
 
 
 def text_of(db: Session, row: NoteRevision) -> str:
