@@ -27,16 +27,27 @@ class Reply:
 
 
 async def _prefetched(url: str) -> Reply | None:
-    """A 200 that web/static/prefetch.js fetched while Pyodide booted; each is used once."""
+    """An answer web/static/prefetch.js fetched while Pyodide booted; each is used once.
+
+    A 401 is an answer too (a new user's sign-in form needs no second session check); what
+    was fetched signed out is forgotten at sign-in (`_forget_prefetched`). Any other status
+    (a server starting up, say) is asked again.
+    """
     cache = getattr(window, "anaPrefetch", None)
-    if cache is None or not cache.has(url):
+    if not cache or not cache.has(url):
         return None
     pending = cache.get(url)
     cache.delete(url)
     answer = await pending
-    if answer is None or answer.status != 200:  # e.g. a 401 from before signing in: ask again
+    if not answer or answer.status not in (200, 401):
         return None
-    return Reply(200, {}, str(answer.text))
+    return Reply(int(answer.status), {}, str(answer.text))
+
+
+def _forget_prefetched() -> None:
+    cache = getattr(window, "anaPrefetch", None)
+    if cache:
+        cache.clear()
 
 
 class Api:
@@ -136,6 +147,7 @@ class Api:
         raise ApiError.from_response(reply.status, reply.text)
 
     async def sign_in(self, username: str, password: str) -> dict:
+        _forget_prefetched()  # fetched signed out: stale once signed in
         reply = await self.ok(
             "POST", "/api/session", data={"username": username, "password": password}
         )

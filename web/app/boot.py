@@ -44,7 +44,7 @@ async def main() -> None:
         # 4. The session cookie decides: straight in, or the sign-in form first.
         enter = (lambda: enter_popout(ctx, shell, request)) if request else shell.enter
         _boot_status("Signing in…")
-        ctx.user = None if await _signed_out_at_load() else await ctx.api.session()
+        ctx.user = await ctx.api.session()  # the answer prefetch.js asked for with the page
         if ctx.user is None:
             shell.show_sign_in(enter)
         else:
@@ -55,23 +55,6 @@ async def main() -> None:
     # 5. Ready.
     performance.mark("ana:ready")
     document.documentElement.dataset.ready = "true"
-
-
-async def _signed_out_at_load() -> bool:
-    """True when the session check prefetch.js sent with the page answered 401.
-
-    It was asked for when this page loaded, moments ago: a new user's sign-in form does not
-    wait for a second round trip to hear the same answer. Any other answer stays
-    in the prefetch table for the API helper to take as usual.
-    """
-    cache = getattr(window, "anaPrefetch", None)
-    if not cache or not cache.has("/api/session"):
-        return False
-    answer = await cache.get("/api/session")
-    if not answer or answer.status != 401:
-        return False
-    cache.delete("/api/session")
-    return True
 
 
 def _install_hooks(ctx) -> None:
