@@ -3,12 +3,14 @@
 // the page uses and markdown-it imported, so a window skips that work. Only modules that need
 // no browser object at import time go in (the snapshot is made in Node). A manifest records
 // the hash of every input; backend/web.py refuses to start when one no longer matches, so a
-// stale snapshot fails loudly and is never loaded.
+// stale snapshot fails loudly and is never loaded. The allocator's free memory is zeroed just
+// before the snapshot is taken (web/zero-free-memory.mjs), so it goes out as zeros.
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { zeroFreeMemory } from "./zero-free-memory.mjs";
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = dirname(web);
@@ -58,6 +60,8 @@ MarkdownIt("commonmark")  # its rule tables, built once here
 bad = sorted(m for m in sys.modules if m.startswith(("pyodide.http", "pyscript", "app")))
 assert not bad, f"browser-bound modules in the snapshot: {bad}"
 `);
+pyodide.runPython("import gc; gc.collect()");
+const zeroed = zeroFreeMemory(pyodide._module);
 const snapshot = pyodide.makeMemorySnapshot();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -65,7 +69,9 @@ const file = "pyodide.snapshot"; // one URL for every window, so a pop-out finds
 writeFileSync(join(out, file), snapshot);
 writeFileSync(join(out, "manifest.json"), JSON.stringify(
   { file, sha256: sha(snapshot), modules: MODULES, inputs }, null, 1) + "\n");
-console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB)`);
+console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB; ` +
+  `free memory zeroed: ${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ` +
+  `${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
 
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not
 // the server's): every module of the bundle the server builds, but the packages the snapshot
