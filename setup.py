@@ -28,6 +28,8 @@ class BuildWithPage(build_py):
         target.mkdir(parents=True)
         for name in WEB_FILES:
             shutil.copy2(web / name, target / name)
+        # "bench": the benchmarks' own pages (static/bench) and files (vendor/bench, the full
+        # standard library of the bare Pyodide baseline); the server does without them.
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".stamp", "bench")
         for name in WEB_TREES:
             shutil.copytree(web / name, target / name, ignore=ignore)

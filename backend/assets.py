@@ -27,6 +27,10 @@ from fastapi.responses import FileResponse
 from backend.runtime import read_bytecode, with_bytecode
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# vendor/bench/: what only the benchmarks load (the full standard library of the bare Pyodide
+# baseline, whose served copy has stubs for the snapshot's modules). Served when present, not
+# counted in a first visit's bytes, and left out of the wheel (setup.py, MANIFEST.in).
+BENCH_GROUP = "bench"
 REVALIDATE = "no-cache"
 PREFERENCE = ("br", "gzip")  # the smaller first, when the browser takes both
 _BUNDLE_BROTLI_QUALITY = 7  # at start-up: 0.1 s for the bundle, a few KB above quality 11
@@ -150,6 +154,8 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
     for name in unlisted_files(vendor, table):
         raise RuntimeNotCompressed(f"vendor/{name} has no compressed copy; {hint}")
     groups: dict[str, list[str]] = {}
+    if not (vendor / BENCH_GROUP).is_dir():  # an installed wheel: the bench files stay out
+        files = {name: e for name, e in files.items() if group_of(name) != BENCH_GROUP}
     for name, entry in files.items():
         groups.setdefault(group_of(name), []).append(f"{name} {entry['sha256']}")
         for encoding, suffix in encodings.items():
@@ -168,9 +174,8 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         bodies: dict[str | None, Path | bytes] = {None: vendor / name}
         bodies |= {encoding: vendor / (name + suffix) for encoding, suffix in encodings.items()}
         asset = Asset(_media_type(name), entry["sha256"], bodies)
-        runtime.add(
-            f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, entry["bytes"]
-        )
+        size = 0 if group_of(name) == BENCH_GROUP else entry["bytes"]
+        runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, size)
     runtime.bytecode = read_bytecode(vendor)
     return runtime
 

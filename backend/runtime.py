@@ -6,6 +6,13 @@ ship to the page, and how a zip is stored so that Brotli compresses across its m
 `python -m backend.runtime package-files NAME...` prints the first as JSON;
 `python -m backend.runtime store-zip PATH` applies the second in place.
 
+The standard-library zip served beside the snapshot carries, for every module the snapshot
+already holds imported, a one-line stub instead of its source (`stub_zip`, called by
+web/snapshot.mjs, which knows which modules those are): the page never reads them, since
+restoring the snapshot restores the modules. A stub raises ImportError naming itself, so a
+re-import (importlib.reload, a module dropped from sys.modules) fails clearly instead of
+running nothing; a traceback through such a module shows no source line.
+
 The page's Python also ships as bytecode: web/snapshot.mjs compiles every module of the
 bundle with the page's own interpreter (Pyodide's CPython, not the server's) into
 vendor/bytecode.zip, one checked hash-based .pyc per source, named by the source's SHA-256.
@@ -67,6 +74,37 @@ def store_zip(path: Path) -> None:
     tmp.replace(path)
 
 
+STUB_MARK = "# ana-stub"  # first bytes of every stub: a zip holding one is not a full stdlib
+
+
+def stub_source(member: str) -> bytes:
+    """The one line that replaces the source of `member`: it raises ImportError when run."""
+    reason = "its module is imported in the Pyodide snapshot, the source was left out"
+    return f"{STUB_MARK}\nraise ImportError({f'{member}: {reason}'!r})\n".encode()
+
+
+def stub_zip(path: Path, members: list[str]) -> None:
+    """Rewrite a zip with the named members replaced by stubs, stored, in the same order.
+
+    Used on the standard-library zip for the modules imported into the snapshot (see the
+    module docstring); every other member keeps its bytes, so later imports still work.
+    """
+    wanted = set(members)
+    with zipfile.ZipFile(path) as source:
+        entries = [(info, source.read(info)) for info in source.infolist()]
+    missing = wanted - {info.filename for info, _ in entries}
+    if missing:
+        raise ValueError(f"{path.name} has no member {min(missing)!r}")
+    if any(data.startswith(STUB_MARK.encode()) for _, data in entries):
+        raise ValueError(f"{path} already holds stubs; start from the full zip")
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as target:
+        for info, data in entries:
+            info.compress_type = zipfile.ZIP_STORED
+            target.writestr(info, stub_source(info.filename) if info.filename in wanted else data)
+    tmp.replace(path)
+
+
 BYTECODE_ZIP = "bytecode.zip"  # in web/vendor, beside the runtime; read by the server only
 CACHE_TAG_MEMBER = "cache_tag"  # its member naming the interpreter, e.g. "cpython-314"
 
@@ -107,6 +145,9 @@ def main(argv: list[str]) -> int:
     elif command == "store-zip":
         for arg in args:
             store_zip(Path(arg))
+    elif command == "stub-zip":
+        path, *members = args
+        stub_zip(Path(path), members)
     elif command == "bundle":
         from backend.web import python_bundle  # the server's own bundle, nothing rebuilt here
 

@@ -1,9 +1,12 @@
 """The page boots offline: every request goes to the app's own origin and the ready flag rises."""
 
+import io
+import zipfile
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 
+from backend.runtime import STUB_MARK
 from e2e.conftest import Server, wait_ready
 
 
@@ -34,3 +37,20 @@ def test_page_forbids_other_origins(page: Page, server: Server) -> None:
     assert response is not None
     csp = response.headers["content-security-policy"]
     assert "connect-src 'self'" in csp and "default-src 'self'" in csp
+
+
+def test_the_app_imports_from_the_stdlib_zip_whose_snapshot_modules_are_stubs(
+    page: Page, server: Server
+) -> None:
+    """app.api imports pyodide.http, which the snapshot leaves out: it comes from the zip."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    with page.expect_response(lambda r: r.url.endswith("/python_stdlib.zip")) as served:
+        page.goto(server.url + "/")
+    wait_ready(page)
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    assert errors == []
+
+    with zipfile.ZipFile(io.BytesIO(served.value.body())) as stdlib:
+        assert stdlib.read("json/__init__.py").startswith(STUB_MARK.encode())
+        assert b"async def pyfetch(" in stdlib.read("pyodide/http/_pyfetch.py")

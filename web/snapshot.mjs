@@ -3,11 +3,16 @@
 // the page uses and markdown-it imported, so a window skips that work. Only modules that need
 // no browser object at import time go in (the snapshot is made in Node). A manifest records
 // the hash of every input; backend/web.py refuses to start when one no longer matches, so a
-// stale snapshot fails loudly and is never loaded. The allocator's free memory is zeroed just
-// before the snapshot is taken (web/zero-free-memory.mjs), so it goes out as zeros.
+// stale snapshot fails loudly and is never loaded.
+//
+// Two things keep the snapshot and the standard library small on the wire: the modules the
+// snapshot holds imported get a stub instead of their source in the python_stdlib.zip served
+// beside it (backend/runtime.stub_zip; the full zip stays in vendor/bench/ for the bare
+// Pyodide baseline of the benchmarks, which has no snapshot), and the allocator's free memory
+// is zeroed before the snapshot is taken (web/zero-free-memory.mjs).
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { zeroFreeMemory } from "./zero-free-memory.mjs";
@@ -16,6 +21,9 @@ const web = dirname(fileURLToPath(import.meta.url));
 const root = dirname(web);
 const pyodideDir = join(web, "vendor", "pyodide");
 const out = join(web, "vendor", "snapshot");
+const stdlib = join(pyodideDir, "python_stdlib.zip");
+// The full standard library, for the bench's bare Pyodide page only (left out of the wheel).
+const fullStdlib = join(web, "vendor", "bench", "python_stdlib.zip");
 // web/runtime.json: the runtime files the snapshot must match, and the packages it imports
 // (unpacked where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
 const runtime = JSON.parse(readFileSync(join(web, "runtime.json"), "utf8"));
@@ -40,10 +48,15 @@ const python = process.env.ANA_PYTHON || join(root, ".venv", "bin", "python");
 const packageFiles = JSON.parse(execFileSync(python,
   ["-m", "backend.runtime", "package-files", ...PACKAGES], { cwd: root }).toString());
 
+if (readFileSync(stdlib).includes("# ana-stub")) { // backend/runtime.STUB_MARK
+  throw new Error(`${stdlib} already holds stubs: rebuild from node web/build.mjs`);
+}
+mkdirSync(dirname(fullStdlib), { recursive: true });
+copyFileSync(stdlib, fullStdlib);
+
 const { loadPyodide } = await import(join(pyodideDir, "pyodide.mjs"));
 const pyodide = await loadPyodide({ indexURL: pyodideDir + "/", _makeSnapshot: true });
 const inputs = { runtime: {}, python: {} };
-for (const name of RUNTIME) inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
 for (const [name, path] of Object.entries(packageFiles)) {
   const bytes = readFileSync(path);
   inputs.python[name] = sha(bytes);
@@ -60,8 +73,36 @@ MarkdownIt("commonmark")  # its rule tables, built once here
 bad = sorted(m for m in sys.modules if m.startswith(("pyodide.http", "pyscript", "app")))
 assert not bad, f"browser-bound modules in the snapshot: {bad}"
 `);
-pyodide.runPython("import gc; gc.collect()");
+
+// The standard-library modules now imported are never read from the zip again in the page:
+// their members become stubs, and zipimport's table of contents (offsets included, held in
+// the snapshot) is re-read from the rewritten zip, which is the one served.
+const zipPath = pyodide.runPython(`
+import sys
+f"/lib/python{sys.version_info[0]}{sys.version_info[1]}.zip"
+`);
+const imported = JSON.parse(pyodide.runPython(`
+import json, sys, zipimport
+prefix = ${JSON.stringify(zipPath)} + "/"
+specs = [getattr(module, "__spec__", None) for module in list(sys.modules.values())]
+json.dumps(sorted({
+    spec.origin.removeprefix(prefix) for spec in specs
+    if spec is not None and isinstance(spec.loader, zipimport.zipimporter)
+    and spec.origin and spec.origin.startswith(prefix)
+}))
+`));
+execFileSync(python, ["-m", "backend.runtime", "stub-zip", stdlib, ...imported], { cwd: root });
+pyodide.FS.writeFile(zipPath, readFileSync(stdlib));
+pyodide.runPython(`
+import importlib, zipimport
+importlib.invalidate_caches()  # zipimport re-reads the table of contents of the new zip
+assert zipimport._zip_directory_cache[${JSON.stringify(zipPath)}] == \
+    zipimport._read_directory(${JSON.stringify(zipPath)}), "zipimport kept the old zip's table"
+import gc
+gc.collect()
+`);
 const zeroed = zeroFreeMemory(pyodide._module);
+for (const name of RUNTIME) inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
 const snapshot = pyodide.makeMemorySnapshot();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -70,8 +111,8 @@ writeFileSync(join(out, file), snapshot);
 writeFileSync(join(out, "manifest.json"), JSON.stringify(
   { file, sha256: sha(snapshot), modules: MODULES, inputs }, null, 1) + "\n");
 console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB; ` +
-  `free memory zeroed: ${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ` +
-  `${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
+  `${imported.length} stdlib members stubbed; free memory zeroed: ` +
+  `${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
 
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not
 // the server's): every module of the bundle the server builds, but the packages the snapshot

@@ -110,3 +110,16 @@ def test_a_changed_file_changes_its_groups_url_only(tmp_path):
     two = load_vendor(_vendor(tmp_path / "b", {"pyodide/x.js": b"22", "editor.js": b"e"}))
     assert one.prefixes["/vendor/pyodide"] != two.prefixes["/vendor/pyodide"]
     assert one.prefixes["/vendor/editor.js"] == two.prefixes["/vendor/editor.js"]
+
+
+def test_the_bench_files_are_served_uncounted_and_may_be_left_out(tmp_path):
+    names = {"pyodide/python_stdlib.zip": b"stubbed", "bench/python_stdlib.zip": b"full" * 100}
+    runtime = load_vendor(_vendor(tmp_path, names))
+    assert "/vendor/bench/python_stdlib.zip" in runtime.assets
+    assert runtime.raw_bytes == len(b"stubbed")  # a first visit never fetches it
+    for path in (tmp_path / "bench").iterdir():  # as in the wheel, which leaves them out
+        path.unlink()
+    (tmp_path / "bench").rmdir()
+    runtime = load_vendor(tmp_path)
+    assert "/vendor/bench/python_stdlib.zip" not in runtime.assets
+    assert "/vendor/pyodide/python_stdlib.zip" in runtime.assets
