@@ -7,7 +7,7 @@ ship to the page, and how a zip is stored so that Brotli compresses across its m
 `python -m backend.runtime store-zip PATH` applies the second in place.
 
 The standard-library zip served beside the snapshot carries, for every module the snapshot
-already holds imported, a one-line stub instead of its source (`stub_zip`, called by
+already holds imported, a two-line stub instead of its source (`stub_zip`, called by
 web/snapshot.mjs, which knows which modules those are): the page never reads them, since
 restoring the snapshot restores the modules. A stub raises ImportError naming itself, so a
 re-import (importlib.reload, a module dropped from sys.modules) fails clearly instead of
@@ -78,7 +78,7 @@ STUB_MARK = "# ana-stub"  # first bytes of every stub: a zip holding one is not 
 
 
 def stub_source(member: str) -> bytes:
-    """The one line that replaces the source of `member`: it raises ImportError when run."""
+    """The stub that replaces the source of `member`: a marker, then raising ImportError."""
     reason = "its module is imported in the Pyodide snapshot, the source was left out"
     return f"{STUB_MARK}\nraise ImportError({f'{member}: {reason}'!r})\n".encode()
 
