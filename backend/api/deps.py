@@ -35,16 +35,22 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     """One DB session per request, closed afterwards (services commit their own writes).
 
     Opening a Session touches no connection, so it is made on the event loop (a sync
-    dependency costs a thread-pool round trip each way). Closing it may roll back and return
-    a connection, so that runs in a worker thread as FastAPI runs a sync dependency's exit:
-    shielded from cancellation and with its own limiter, never waiting behind busy workers.
+    dependency costs a thread-pool round trip each way). Closing one whose transaction is
+    still open rolls back and returns a connection, so that runs in a worker thread as
+    FastAPI runs a sync dependency's exit: shielded from cancellation and with its own
+    limiter, never waiting behind busy workers. A session whose route ended its transaction
+    (services commit their writes; read routes end their read) holds no connection, and
+    closing it does no I/O: that stays on the event loop, one thread round trip fewer.
     """
     db = request.app.state.sessionmaker()
     try:
         yield db
     finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
+        if db.in_transaction():
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
+        else:
+            db.close()
 
 
 async def get_passwords(request: Request) -> Passwords:

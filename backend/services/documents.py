@@ -9,7 +9,7 @@ import random
 import time
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, delete, select, update
+from sqlalchemy import ColumnElement, delete, event, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
@@ -19,6 +19,7 @@ from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, PreconditionFailed, TooLarge
 from backend.models import Document, new_uid, path_key
 from backend.services import events, revisions
+from backend.services.lru import Lru
 from backend.services.revisions import Head
 from backend.services.source import Source
 
@@ -125,8 +126,42 @@ def _authorship(source: Source, now: datetime, *, run_started_at: datetime | Non
     }
 
 
+# uid → (revision, sha256 prefix of that revision's text), per process. A note's revision
+# names one text for good (every write makes a new one), so the hash that each write computes
+# for its `saved` event is kept once committed, and the history's current entry (SPEC §15)
+# need not read and hash the text again after a save; a miss (another process's save, a
+# restart) just reads it.
+_current_hashes: Lru[str, tuple[int, str]] = Lru(1024)
+_UNCOMMITTED_HASHES = "ana_saved_hashes"  # in Session.info: this transaction's writes
+
+
+def known_sha256(uid: str, revision: int) -> str | None:
+    """The sha256 prefix of revision `revision` of note `uid` when known in this process."""
+    known = _current_hashes.get(uid)
+    return known[1] if known is not None and known[0] == revision else None
+
+
+def remember_sha256(uid: str, revision: int, sha256: str) -> None:
+    """Note a committed revision's text hash (see _current_hashes)."""
+    _current_hashes.put(uid, (revision, sha256))
+
+
+@event.listens_for(Session, "after_commit")
+def _hashes_committed(db: Session) -> None:
+    for uid, revision, sha256 in db.info.pop(_UNCOMMITTED_HASHES, ()):
+        remember_sha256(uid, revision, sha256)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _hashes_rolled_back(db: Session, previous_transaction: object) -> None:
+    db.info.pop(_UNCOMMITTED_HASHES, None)  # those revisions may be taken by other texts
+
+
 def saved_event(db: Session, doc: Document, source: Source, *, data: bytes, now: datetime) -> None:
-    """Record the `saved` event of `doc` (in the open transaction)."""
+    """Record the `saved` event of `doc` (in the open transaction); its text's hash becomes
+    known (`known_sha256`) when the transaction commits."""
+    sha256 = sha256_prefix(data)
+    db.info.setdefault(_UNCOMMITTED_HASHES, []).append((doc.uid, doc.revision, sha256))
     events.record(
         db,
         workspace_id=doc.workspace_id,
@@ -135,7 +170,7 @@ def saved_event(db: Session, doc: Document, source: Source, *, data: bytes, now:
             "path": doc.path,
             "revision": doc.revision,
             "bytes": len(data),
-            "sha256": sha256_prefix(data),
+            "sha256": sha256,
             "source": source.public(),
         },
         now=now,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.orm import Session
@@ -26,9 +25,9 @@ class NoHistory(NotFound):
     """Neither a note nor a deleted note's kept history at that path."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One revision in the list: the current text first, then the kept ones."""
+class Entry(NamedTuple):
+    """One revision in the list: the current text first, then the kept ones. (A named tuple:
+    a listing builds ~100 of them from rows in the same column order, revisions.rows_for.)"""
 
     revision: int
     saved_at: datetime
@@ -91,7 +90,7 @@ _NOTE_COLUMNS = (
     *_kept_version(Document.uid),
 )
 _LISTED_NOTE = select(*_NOTE_COLUMNS).where(*_AT_PATH)
-# With the text, to hash it: when the revision's hash is not in _hashes (below).
+# With the text, to hash it: when the revision's hash is not known (documents.known_sha256).
 _LISTED_NOTE_TEXT = select(Document.content, *_NOTE_COLUMNS).where(*_AT_PATH)
 _DELETED_VERSION = select(*_kept_version(bindparam("uid")))
 
@@ -100,9 +99,6 @@ _DELETED_VERSION = select(*_kept_version(bindparam("uid")))
 # reads the version with the note (no extra query) and rebuilds the entries only when it
 # changed; building ~100 rows into entries was most of a listing's cost.
 _kept_lists: Lru[str, tuple[tuple[Any, ...], tuple[Entry, ...]]] = Lru(128)
-# uid → (revision, sha256 prefix of its text): every write of a note makes a new revision,
-# so the current text's hash is computed once per revision and process, not per listing.
-_hashes: Lru[str, tuple[int, str]] = Lru(1024)
 
 
 # The note's uid, its text only when `revision` is its current one, else the kept row of
@@ -155,13 +151,12 @@ def history_of(
     """
     path = documents.valid_path(path)
     doc = _current(db, _LISTED_NOTE, workspace_id, path)
-    known = None if doc is None else _hashes.get(doc.uid)
-    sha256 = known[1] if known is not None and known[0] == doc.revision else None
+    sha256 = None if doc is None else documents.known_sha256(doc.uid, doc.revision)
     if doc is not None and sha256 is None:  # read again with the text (it may be newer now)
         doc = _current(db, _LISTED_NOTE_TEXT, workspace_id, path)
         if doc is not None:
             sha256 = sha256_prefix(doc.content.encode("utf-8"))
-            _hashes.put(doc.uid, (doc.revision, sha256))
+            documents.remember_sha256(doc.uid, doc.revision, sha256)
     current = None
     if doc is not None:
         uid, version = doc.uid, tuple(doc[-_VERSIONS:])
@@ -184,22 +179,7 @@ def history_of(
     listed = _kept_lists.get(uid)
     kept = listed[1] if listed is not None and listed[0] == version else None
     if kept is None:
-        kept = tuple(
-            Entry(
-                r.revision,
-                r.saved_at,
-                r.bytes,
-                r.sha256,
-                r.source_kind,
-                r.source_name,
-                r.user_id,
-                r.username,
-                r.action,
-                r.path,
-                False,
-            )
-            for r in revisions.rows_for(db, uid=uid)
-        )
+        kept = tuple(Entry._make((*row, False)) for row in revisions.rows_for(db, uid=uid))
         _kept_lists.put(uid, (version, kept))
     return current, kept
 

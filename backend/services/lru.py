@@ -1,8 +1,8 @@
 """A small thread-safe least-recently-used map, bounded by the summed cost of its values.
 
-The history store keeps three per-process caches of things that never change once written
-(keyframe texts, listed histories by version, a revision's text hash); they differ only in
-what they hold and what an entry costs.
+Three per-process caches hold things that never change once written (the history store's
+keyframe texts and listed histories by version, and a note revision's text hash in the
+documents service); they differ only in what they hold and what an entry costs.
 """
 
 from __future__ import annotations

@@ -247,21 +247,21 @@ def decode(db: Session, *, uid: str, row: Sequence[Any]) -> str:
     return _decompress(body, base).decode("utf-8")
 
 
-_LISTED = (
-    NoteRevision.revision,
-    NoteRevision.saved_at,
-    NoteRevision.bytes,
-    NoteRevision.sha256,
-    NoteRevision.source_kind,
-    NoteRevision.source_name,
-    NoteRevision.user_id,
-    NoteRevision.action,
-    NoteRevision.path,
-)
-
-
+# In history.Entry's order (it is built from these rows positionally), the author's username
+# joined in.
 _ROWS_FOR = (
-    select(*_LISTED, User.username)
+    select(
+        NoteRevision.revision,
+        NoteRevision.saved_at,
+        NoteRevision.bytes,
+        NoteRevision.sha256,
+        NoteRevision.source_kind,
+        NoteRevision.source_name,
+        NoteRevision.user_id,
+        User.username,
+        NoteRevision.action,
+        NoteRevision.path,
+    )
     .outerjoin(User, User.id == NoteRevision.user_id)
     .where(NoteRevision.document_uid == bindparam("uid"))
     .order_by(NoteRevision.revision.desc())
@@ -270,8 +270,9 @@ _ROWS_FOR = (
 
 def rows_for(db: Session, *, uid: str) -> list[Row[Any]]:
     """A note's history rows, newest first: the listed columns only (no body) and the
-    author's `username`, as plain rows, since building an ORM object per row was most of a
-    listing's cost."""
+    author's `username`, as plain rows (revision, saved_at, bytes, sha256, source_kind,
+    source_name, user_id, username, action, path), since building an ORM object per row was
+    most of a listing's cost."""
     return list(db.execute(_ROWS_FOR, {"uid": uid}))
 
 

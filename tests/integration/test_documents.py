@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import quote
 
 import pytest
+from sqlalchemy import event
 
 from backend.models import Document
 
@@ -236,3 +238,37 @@ def test_bogus_content_length_is_400(alice_client):
     response = alice_client.put(url("x.md"), content=b"x", headers={"Content-Length": "abc"})
     assert response.status_code == 400
     assert alice_client.get(url("x.md")).status_code == 404
+
+
+def test_no_request_ends_its_transaction_on_the_event_loop(app, alice_client):
+    """Read routes end their read in their own worker thread and the session then closes on the
+    event loop without I/O; a request that fails mid-read rolls back in a worker thread. The
+    connection always goes back, and never from a thread running the event loop (a rollback
+    there would stall every other request)."""
+    on_loop = []
+
+    def checked_in(dbapi_connection: object, record: object) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        on_loop.append(True)
+
+    pool = app.state.engine.pool
+    event.listen(pool, "checkin", checked_in)
+    base = "/api/workspaces/personal/documents/held.md"
+    assert alice_client.put(base, content=b"one\n").status_code == 201
+    assert alice_client.put(base, content=b"two\n", headers={"If-Match": '"1"'}).status_code == 200
+    for path, status in [
+        (base, 200),
+        (f"{base}/revisions", 200),
+        (f"{base}/revisions/1", 200),
+        (f"{base}/revisions/9", 404),  # fails after its reads began
+        ("/api/workspaces/personal/documents/missing.md", 404),
+        ("/api/workspaces/personal/documents", 200),
+    ]:
+        assert alice_client.get(path).status_code == status
+        assert pool.checkedout() == 0, path
+    event.remove(pool, "checkin", checked_in)
+    assert on_loop == []
+    assert alice_client.get(f"{base}/revisions/1").text == "one\n"

@@ -308,3 +308,34 @@ def test_a_revision_number_beyond_any_revision_is_404(alice_client):
     huge = "/revisions/99999999999999999999"
     assert alice_client.get(url("big-n.md", huge)).status_code == 404
     assert alice_client.post(url("big-n.md", huge + "/restore")).status_code == 404
+
+
+def test_the_current_hash_is_the_committed_texts_never_a_rolled_back_ones(app, alice_client):
+    """A write's text hash is reused by the next listing once it commits; a write rolled back
+    leaves none behind, even when its session commits later and another text has taken that
+    revision number meanwhile."""
+    from tests.conftest import open_db
+
+    alice = app.state.test_user_ids["alice"]
+    rev = put(alice_client, "h.md", "one\n", ws="team")
+    with open_db(app) as lost:
+        head = documents.head_of(lost, workspace_id="team", path="h.md")
+        lost.rollback()
+        assert head is not None and head.revision == rev
+        saved = documents.replace_text(
+            lost,
+            head=head,
+            old_text="one\n",
+            content="lost\n",
+            size=5,
+            source=Source.agent(alice, name="bot"),
+            now=utcnow(),
+        )
+        assert saved is not None and saved.revision == rev + 1
+        lost.rollback()
+        assert put(alice_client, "h.md", "kept\n", ws="team", if_match=rev) == rev + 1
+        service_save(lost, "other.md", "x\n", Source.page(alice), ws="team")  # commits
+    items = history(alice_client, "h.md", ws="team")
+    assert items[0]["revision"] == rev + 1
+    assert items[0]["sha256"] == hashlib.sha256(b"kept\n").hexdigest()[:16]
+    assert items[1]["sha256"] == hashlib.sha256(b"one\n").hexdigest()[:16]
