@@ -24,7 +24,13 @@ import brotli
 from fastapi import Request, Response
 from fastapi.responses import FileResponse
 
-from backend.runtime import read_bytecode, with_bytecode
+from backend.runtime import (
+    PYSCRIPT_BYTECODE_ZIP,
+    read_bytecode,
+    read_members,
+    with_bytecode,
+    with_members,
+)
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 # vendor/bench/: what only the benchmarks load (the full standard library of the bare Pyodide
@@ -126,6 +132,8 @@ class Runtime:
     raw_bytes: int = 0  # what a first visit downloads, before compression
     # The page's Python compiled at build (vendor/bytecode.zip): (cache tag, {source sha: pyc})
     bytecode: tuple[str, dict[str, bytes]] | None = None
+    # PyScript's own package compiled at build (vendor/pyscript-bytecode.zip): {member: pyc}
+    pyscript_bytecode: dict[str, bytes] = field(default_factory=dict)
 
     def add(self, logical: str, hashed: str, asset: Asset, size: int) -> None:
         self.assets[hashed] = (asset, True)
@@ -177,6 +185,7 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         size = 0 if group_of(name) == BENCH_GROUP else entry["bytes"]
         runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, size)
     runtime.bytecode = read_bytecode(vendor)
+    runtime.pyscript_bytecode = read_members(vendor / PYSCRIPT_BYTECODE_ZIP)
     return runtime
 
 
@@ -198,10 +207,12 @@ def add_bundle(runtime: Runtime, logical: str, data: bytes, media_type: str) -> 
     """Serve bytes made at start (the Python bundle) compressed, under a hashed URL too.
 
     The bundle gets the build's bytecode of every module whose source it was compiled from
-    (backend/runtime.with_bytecode): the page imports those without compiling them.
+    (backend/runtime.with_bytecode): the page imports those without compiling them. So does
+    PyScript's own package, whose sources PyScript writes beside them (runtime.with_members).
     """
     if runtime.bytecode is not None:
         data = with_bytecode(data, *runtime.bytecode)
+    data = with_members(data, runtime.pyscript_bytecode)
     digest = hashlib.sha256(data).hexdigest()
     folder, _, name = logical.rpartition("/")
     hashed = f"{folder}/{digest[:12]}/{name}"

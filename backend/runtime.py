@@ -137,6 +137,39 @@ def with_bytecode(bundle: bytes, tag: str, table: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
+# PyScript's own `pyscript` package compiled at build (web/pyscript_bytecode.mjs): members
+# `pyscript/__pycache__/<module>.<tag>.pyc`, added to the bundle as they are. PyScript unpacks
+# the bundle before it writes the package's sources beside them, then imports it; each .pyc is
+# checked against the source's hash there, so a PyScript update without a rebuild costs only
+# the compile it saved.
+PYSCRIPT_BYTECODE_ZIP = "pyscript-bytecode.zip"  # in web/vendor; read by the server only
+
+
+def read_members(path: Path) -> dict[str, bytes]:
+    """Every member of a zip, by name ({} when the file is missing: an older build)."""
+    if not path.is_file():
+        return {}
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def with_members(bundle: bytes, members: dict[str, bytes]) -> bytes:
+    """The bundle (a zip) with `members` appended, unless it already has a member of that name."""
+    if not members:
+        return bundle
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
+        names = set(source.namelist())
+        for info in source.infolist():
+            target.writestr(info, source.read(info))
+        for name, data in sorted(members.items()):
+            if name not in names:
+                info = zipfile.ZipInfo(name)
+                info.date_time = (2020, 1, 1, 0, 0, 0)
+                target.writestr(info, data)
+    return out.getvalue()
+
+
 def main(argv: list[str]) -> int:
     command, *args = argv
     if command == "package-files":

@@ -7,7 +7,6 @@ import json
 from dataclasses import dataclass
 
 from js import window
-from pyodide.http import pyfetch
 
 from app.api_model import ApiError, OfflineError, doc_url, parse_etag, workspace_url
 
@@ -44,6 +43,14 @@ async def _prefetched(url: str) -> Reply | None:
     return Reply(int(answer.status), {}, str(answer.text))
 
 
+def _pyfetch():
+    """pyodide.http's fetch, imported at the first request rather than at start: its modules
+    are not in the snapshot, and compiling them (~0.1 s) would hold back the first screen."""
+    from pyodide.http import pyfetch
+
+    return pyfetch
+
+
 def _forget_prefetched() -> None:
     cache = getattr(window, "anaPrefetch", None)
     if cache:
@@ -78,7 +85,7 @@ class Api:
         options["headers"] = sent
         try:
             async with asyncio.timeout(timeout):
-                response = await pyfetch(url, signal=signal, **options)  # signal: Stop
+                response = await _pyfetch()(url, signal=signal, **options)  # signal: Stop
                 text = await response.text()
         except (OSError, TimeoutError) as exc:
             raise OfflineError("offline — retrying") from exc
@@ -101,7 +108,7 @@ class Api:
         sent = {**(headers or {}), "Content-Type": "application/json"}
         try:
             async with asyncio.timeout(timeout):
-                response = await pyfetch(
+                response = await _pyfetch()(
                     url,
                     method=method,
                     credentials="same-origin",

@@ -9,7 +9,6 @@ history map through them instead of being reset by a whole-document swap.
 
 from __future__ import annotations
 
-import difflib
 from typing import NamedTuple
 
 from merge3 import Merge3
@@ -65,6 +64,8 @@ def changes_between(old: str, new: str) -> list[tuple[int, int, str]]:
     Line-level (difflib on lines), each changed block trimmed to the characters that differ,
     sorted and non-overlapping, all relative to `old` (one transaction applies them at once).
     """
+    import difflib  # here, not at start: compiling it (~0.1 s) would delay every window's boot
+
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     starts = [0]
     for line in a:
