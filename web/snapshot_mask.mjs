@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
-  staticDataEnd, unmaskingModule, withFirstPreRun, xorStaticData,
+  staticData, unmaskingModule, whenInstantiated, xorStaticData,
 } from "./static/snapshot-mask.mjs";
 
 const web = dirname(fileURLToPath(import.meta.url));
@@ -23,14 +23,14 @@ async function pyodideModules(dir) {
   return { loadPyodide, factory };
 }
 
-// The memory a freshly instantiated module holds before anything runs, over its static data.
+// The static data of a freshly instantiated module, before anything runs: its data segments.
 async function pristineStaticData(dir, snapshot) {
   const { loadPyodide, factory } = await pyodideModules(dir);
   let pristine;
-  const grab = (module) => { pristine = module.HEAPU8.slice(0, staticDataEnd(module)); };
+  const grab = (instance) => { pristine = staticData(instance).slice(); };
   await loadPyodide({
     indexURL: dir + "/", _loadSnapshot: Promise.resolve(snapshot.slice()),
-    createPyodideModule: withFirstPreRun(factory, grab),
+    createPyodideModule: whenInstantiated(factory, grab),
   });
   return pristine;
 }

@@ -4,7 +4,8 @@
 // carries. The ~98 % of those bytes the interpreter never changed become zeros, which Brotli
 // sends almost for free (1.2 MB fewer on the wire). XOR undoes itself, so one function masks
 // (web/snapshot_mask.mjs, at build) and unmasks (web/static/pyodide-snapshot.mjs, in the page);
-// the build checks the round trip through unmaskingModule, the page's own path.
+// the build checks the round trip through unmaskingModule, the page's own path, and
+// e2e/test_snapshot_mask.py checks it in Chromium.
 
 // Where the memory image starts: Pyodide's snapshot header keeps that offset in its second
 // 32-bit word (little-endian), before the JSON of its JS-side state.
@@ -28,26 +29,37 @@ export function xorStaticData(snapshot, memory, length) {
   for (let i = done; i < length; i++) image[i] ^= memory[i];
 }
 
-// The end of the wasm's static data, from its own exported global: what the mask covers.
-export const staticDataEnd = (module) => module.___stack_low;
-
-// A createPyodideModule for loadPyodide: Emscripten's factory with `hook(module)` as the first
-// preRun callback. It runs right after instantiation, when memory holds nothing but the data
-// segments (no wasm code has run yet: constructors and relocations come after preRun), and
-// before Pyodide restores the snapshot.
-export function withFirstPreRun(factory, hook) {
+// A createPyodideModule for loadPyodide: Emscripten's factory, with `hook(instance)` called the
+// moment the wasm is instantiated (wrapping the instantiateWasm that Pyodide passes), while its
+// memory holds nothing but the data segments. A first preRun is too late: CPython's own preRun
+// (setEmscriptenTrampoline) registers earlier and writes a function index into _PyRuntime,
+// which is 0 in Node and not in Chromium.
+export function whenInstantiated(factory, hook) {
   return (settings) => {
-    settings.preRun = [hook, ...[settings.preRun ?? []].flat()];
+    const instantiate = settings.instantiateWasm;
+    if (typeof instantiate !== "function") {
+      throw new Error("snapshot mask: loadPyodide passed no instantiateWasm to wrap");
+    }
+    settings.instantiateWasm = (imports, receive) =>
+      instantiate(imports, (instance, module) => {
+        hook(instance);
+        receive(instance, module);
+      });
     return factory(settings);
   };
 }
+
+// The wasm's static data (data segments, then the zeroed bss) ends where its stack begins.
+export const staticData = (instance) =>
+  new Uint8Array(instance.exports.memory.buffer, 0, instance.exports.__stack_low.value);
 
 // The page's factory: unmask the (awaited) snapshot bytes in place before they are restored.
 export function unmaskingModule(factory, snapshot) {
   return async (settings) => {
     const bytes = await snapshot;
-    return withFirstPreRun(factory, (module) => {
-      xorStaticData(bytes, module.HEAPU8, staticDataEnd(module));
+    return whenInstantiated(factory, (instance) => {
+      const data = staticData(instance);
+      xorStaticData(bytes, data, data.length);
     })(settings);
   };
 }
