@@ -34,18 +34,27 @@ export function xorStaticData(snapshot, memory, length) {
 // memory holds nothing but the data segments. A first preRun is too late: CPython's own preRun
 // (setEmscriptenTrampoline) registers earlier and writes a function index into _PyRuntime,
 // which is 0 in Node and not in Chromium.
+// Pyodide's instantiateWasm swallows an exception thrown there (it logs and never settles), so
+// a failing hook rejects the returned promise instead: loadPyodide fails, the boot screen says so.
 export function whenInstantiated(factory, hook) {
   return (settings) => {
     const instantiate = settings.instantiateWasm;
     if (typeof instantiate !== "function") {
       throw new Error("snapshot mask: loadPyodide passed no instantiateWasm to wrap");
     }
+    let fail;
+    const failed = new Promise((_, reject) => { fail = reject; });
     settings.instantiateWasm = (imports, receive) =>
       instantiate(imports, (instance, module) => {
-        hook(instance);
+        try {
+          hook(instance);
+        } catch (error) {
+          fail(error);
+          return;
+        }
         receive(instance, module);
       });
-    return factory(settings);
+    return Promise.race([factory(settings), failed]);
   };
 }
 
