@@ -2,7 +2,7 @@
 // segments and the zeroed bss below __stack_low, ~4 MB) is XORed with that same region of a
 // freshly instantiated module's memory, which holds exactly the data segments the wasm already
 // carries. The ~98 % of those bytes the interpreter never changed become zeros, which Brotli
-// sends almost for free (1.2 MB fewer on the wire). XOR undoes itself, so one function masks
+// sends almost for free (1.0 MB fewer on the wire). XOR undoes itself, so one function masks
 // (web/snapshot_mask.mjs, at build) and unmasks (web/static/pyodide-snapshot.mjs, in the page);
 // the build checks the round trip through unmaskingModule, the page's own path, and
 // e2e/test_snapshot_mask.py checks it in Chromium.
