@@ -30,7 +30,9 @@ def check_snapshot(vendor: Path) -> None:
 
     The inputs (web/snapshot.mjs writes them to manifest.json) are the vendored Pyodide files
     and the Python packages imported into the snapshot; a mismatch means the snapshot would
-    restore a memory image of another build, so the server does not start with it.
+    restore a memory image of another build, so the server does not start with it. The page
+    unmasks the snapshot before restoring it (web/static/snapshot-mask.mjs), so one built
+    before masking, whose manifest has no `mask`, is refused too.
     """
     manifest_path = vendor / "snapshot" / "manifest.json"
     hint = "rebuild it: node web/build.mjs (or ./dev setup)"
@@ -40,6 +42,8 @@ def check_snapshot(vendor: Path) -> None:
     snapshot = vendor / "snapshot" / manifest["file"]
     if not snapshot.is_file() or _sha(snapshot) != manifest["sha256"]:
         raise StaleSnapshot(f"{snapshot} is missing or not the one its manifest names; {hint}")
+    if not isinstance(manifest.get("mask"), dict) or manifest["mask"].get("bytes", 0) <= 0:
+        raise StaleSnapshot(f"{snapshot} is not masked, as the page expects; {hint}")
     runtime = {name: _sha(vendor / "pyodide" / name) for name in manifest["inputs"]["runtime"]}
     python: dict[str, str] = {}
     for package in sorted({name.split("/", 1)[0] for name in manifest["inputs"]["python"]}):

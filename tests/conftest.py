@@ -286,6 +286,7 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "file": "stub.snapshot",
         "sha256": hashlib.sha256(b"stub").hexdigest(),
         "inputs": {"runtime": {}, "python": {}},
+        "mask": {"bytes": 4, "unmasked_sha256": hashlib.sha256(b"stub").hexdigest()},
     }
     (web / "vendor" / "snapshot" / "manifest.json").write_text(json.dumps(manifest))
     # Their compressed copies and table, as web/compress.mjs leaves them (backend/assets.py).

@@ -63,6 +63,7 @@ await build({
 });
 console.log(`web/vendor ready: ${readdirSync(vendor).join(", ")} (pyscript: ${kept.size} modules)`);
 await import("./snapshot.mjs"); // the Pyodide memory snapshot, made from the runtime just copied
+await (await import("./snapshot_mask.mjs")).mask(); // served XORed with the wasm's static data
 await import("./pyscript_bytecode.mjs"); // PyScript's own Python package, compiled
 const { compressTree } = await import("./compress.mjs");
 await compressTree(vendor, runtime, join(root, ".cache", "precompressed"));

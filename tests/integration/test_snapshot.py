@@ -1,5 +1,8 @@
-"""A Pyodide snapshot whose inputs changed stops the server; the stdlib zip served beside it."""
+"""A Pyodide snapshot whose inputs changed stops the server instead of being served; the
+served snapshot is masked and unmasks, the way the page does it, to the original; the stdlib
+zip served beside it holds what the snapshot lacks."""
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -11,6 +14,7 @@ from backend.snapshot import StaleSnapshot, check_snapshot
 from backend.web import CHECKOUT_WEB
 
 VENDOR = CHECKOUT_WEB / "vendor"
+MASK_CHECK = CHECKOUT_WEB / "snapshot_mask.mjs"
 
 
 def _vendor_copy(tmp_path: Path, edit) -> Path:
@@ -50,14 +54,53 @@ def test_a_missing_snapshot_is_refused(tmp_path):
         check_snapshot(tmp_path)
 
 
-# Restores the built snapshot in Node with the served standard library, as the page does, then
+def test_an_unmasked_snapshot_is_refused(tmp_path):
+    vendor = _vendor_copy(tmp_path, lambda m: m.pop("mask"))
+    with pytest.raises(StaleSnapshot, match="not masked"):
+        check_snapshot(vendor)
+
+
+def _check_mask(folder: Path) -> subprocess.CompletedProcess[str]:
+    """Restore the snapshot in `folder` in a fresh Pyodide in Node, through the page's unmask."""
+    node = shutil.which("node")
+    assert node, "Node.js is needed to restore the snapshot"
+    command = [node, str(MASK_CHECK), "--verify", str(folder)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_served_snapshot_is_masked_and_unmasks_to_the_original():
+    manifest = json.loads((VENDOR / "snapshot" / "manifest.json").read_text())
+    served = (VENDOR / "snapshot" / manifest["file"]).read_bytes()
+    assert hashlib.sha256(served).hexdigest() != manifest["mask"]["unmasked_sha256"]
+    result = _check_mask(VENDOR / "snapshot")
+    assert result.returncode == 0, result.stderr
+    assert "restores to the original" in result.stdout
+
+
+def test_a_snapshot_that_does_not_unmask_to_the_original_fails_the_check(tmp_path):
+    manifest = json.loads((VENDOR / "snapshot" / "manifest.json").read_text())
+    served = bytearray((VENDOR / "snapshot" / manifest["file"]).read_bytes())
+    image = int.from_bytes(served[4:8], "little")  # where Pyodide's header says memory starts
+    served[image + manifest["mask"]["bytes"] // 2] ^= 1  # one bit, inside the masked region
+    (tmp_path / manifest["file"]).write_bytes(served)
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    result = _check_mask(tmp_path)
+    assert result.returncode != 0
+    assert "does not give the original back" in result.stderr
+
+
+# Restores the built snapshot in Node with the served standard library, unmasked as the page
+# does it, then
 # imports a module the snapshot does not hold (csv, from the zip) and reloads one it does.
 RESTORE = """
 import { readFileSync } from "node:fs";
 const [vendor] = process.argv.slice(1);
 const { loadPyodide } = await import(`${vendor}/pyodide/pyodide.mjs`);
-const pyodide = await loadPyodide({ indexURL: `${vendor}/pyodide/`,
-  _loadSnapshot: readFileSync(`${vendor}/snapshot/pyodide.snapshot`) });
+const factory = (await import(`${vendor}/pyodide/pyodide.asm.mjs`)).default;
+const { unmaskingModule } = await import(`${vendor}/../static/snapshot-mask.mjs`);
+const snapshot = Promise.resolve(new Uint8Array(readFileSync(`${vendor}/snapshot/pyodide.snapshot`)));
+const pyodide = await loadPyodide({ indexURL: `${vendor}/pyodide/`, _loadSnapshot: snapshot,
+  createPyodideModule: unmaskingModule(factory, snapshot) });
 console.log(pyodide.runPython(`
 import csv, importlib, json, sys
 try:

@@ -3,13 +3,17 @@
 // modules and markdown-it already imported). Every window, pop-outs included, loads this one
 // module; the server rewrites the runtime URLs below to their hashed, immutable form
 // (backend/assets.py), so a pop-out finds every file in the HTTP cache. index.html preloads
-// each large file, so all downloads start at once, before PyScript's modules arrive.
+// each large file, so all downloads start at once, before PyScript's modules arrive. The
+// snapshot arrives masked with the wasm's static data and is unmasked in place right after the
+// wasm is instantiated, before Pyodide restores it (./snapshot-mask.mjs says why and how).
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
+import { unmaskingModule } from "./snapshot-mask.mjs";
 
 export { version };
 
 const SNAPSHOT = "/vendor/snapshot/pyodide.snapshot";
 const INDEX_URL = "/vendor/pyodide/";
+const FACTORY = "/vendor/pyodide/pyodide.asm.mjs"; // Emscripten's module factory (preloaded)
 
 const status = (text) => {
   const el = document.getElementById("boot-status");
@@ -77,8 +81,12 @@ export async function loadPyodide(options = {}) {
   const snapshot = download(SNAPSHOT, meter);
   snapshot.then(() => status("Starting Python…"), () => {});
   try {
+    const factory = (await import(FACTORY)).default;
     // PyScript passes an indexURL next to this module; the runtime lives elsewhere.
-    const pyodide = await load({ ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot });
+    const pyodide = await load({
+      ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot,
+      createPyodideModule: unmaskingModule(factory, snapshot),
+    });
     // The snapshot froze `random`'s seed from the build: give each window its own again.
     pyodide.runPython("import random; random.seed()");
     status("Loading the app…");
