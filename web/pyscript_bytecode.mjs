@@ -40,7 +40,12 @@ if (!sources["pyscript/__init__.py"]) {
 }
 
 const { loadPyodide } = await import(join(vendor, "pyodide", "pyodide.mjs"));
-const pyodide = await loadPyodide({ indexURL: join(vendor, "pyodide") + "/" });
+// The npm package's own standard library, in full: the served one holds stubs for the modules
+// the snapshot already imported (web/snapshot.mjs), and this interpreter starts without it.
+const pyodide = await loadPyodide({
+  indexURL: join(vendor, "pyodide") + "/",
+  stdLibURL: join(root, "node_modules/pyodide/python_stdlib.zip"),
+});
 pyodide.globals.set("sources", pyodide.toPy(sources));
 const count = pyodide.runPython(`
 import importlib.util, sys, zipfile
