@@ -98,7 +98,8 @@ const [vendor] = process.argv.slice(1);
 const { loadPyodide } = await import(`${vendor}/pyodide/pyodide.mjs`);
 const factory = (await import(`${vendor}/pyodide/pyodide.asm.mjs`)).default;
 const { unmaskingModule } = await import(`${vendor}/../static/snapshot-mask.mjs`);
-const snapshot = Promise.resolve(new Uint8Array(readFileSync(`${vendor}/snapshot/pyodide.snapshot`)));
+const bytes = new Uint8Array(readFileSync(`${vendor}/snapshot/pyodide.snapshot`));
+const snapshot = Promise.resolve(bytes);
 const pyodide = await loadPyodide({ indexURL: `${vendor}/pyodide/`, _loadSnapshot: snapshot,
   createPyodideModule: unmaskingModule(factory, snapshot) });
 console.log(pyodide.runPython(`
