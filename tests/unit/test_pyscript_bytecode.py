@@ -1,35 +1,23 @@
 """PyScript's own package ships as bytecode in the bundle, used only while its source matches."""
 
-import importlib.util
 import io
-import subprocess
 import sys
 import zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc  # type: ignore[attr-defined]
 from pathlib import Path
 
 import pytest
 
 from backend.runtime import PYSCRIPT_BYTECODE_ZIP, read_bytecode, read_members, with_members
 from backend.web import CHECKOUT_WEB, _runtime
+from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag
 WRITTEN = "VALUE = 'from source'\n"  # what PyScript writes into the working directory
 PYC = f"pyscript/__pycache__/__init__.{TAG}.pyc"
 
 
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
 def _pyc(source: str, *, runs: str) -> bytes:
-    """A checked .pyc carrying `source`'s hash but the code of `runs`: shows which one ran."""
-    code = compile(runs, "pyscript/__init__.py", "exec", dont_inherit=True)
-    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source.encode()), checked=True))
+    return checked_pyc(source.encode(), runs=runs, filename="pyscript/__init__.py")
 
 
 def _boot(tmp_path: Path, bundle: bytes, written: str) -> str:
@@ -37,20 +25,11 @@ def _boot(tmp_path: Path, bundle: bytes, written: str) -> str:
     zipfile.ZipFile(io.BytesIO(bundle)).extractall(tmp_path)
     (tmp_path / "pyscript").mkdir(exist_ok=True)
     (tmp_path / "pyscript" / "__init__.py").write_text(written, encoding="utf-8")
-    probe = "import pyscript; print(pyscript.VALUE)"
-    done = subprocess.run(
-        [sys.executable, "-B", "-c", probe],
-        check=False,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return import_in(tmp_path, "pyscript")
 
 
 def test_the_bundle_gets_the_members_after_its_own_and_keeps_a_member_it_has():
-    bundle = _zip({"app/__init__.py": b"", "pyscript/x.txt": b"bundle's"})
+    bundle = zip_of({"app/__init__.py": b"", "pyscript/x.txt": b"bundle's"})
     served = with_members(bundle, {"pyscript/x.txt": b"other", PYC: b"pyc"})
     archive = zipfile.ZipFile(io.BytesIO(served))
     assert archive.namelist() == ["app/__init__.py", "pyscript/x.txt", PYC]
@@ -60,13 +39,13 @@ def test_the_bundle_gets_the_members_after_its_own_and_keeps_a_member_it_has():
 
 def test_a_pyc_matching_what_pyscript_writes_is_the_one_imported(tmp_path):
     pyc = _pyc(WRITTEN, runs="VALUE = 'from bytecode'")
-    assert _boot(tmp_path, with_members(_zip({}), {PYC: pyc}), WRITTEN) == "from bytecode"
+    assert _boot(tmp_path, with_members(zip_of({}), {PYC: pyc}), WRITTEN) == "from bytecode"
 
 
 def test_after_a_pyscript_update_its_new_source_runs_instead(tmp_path):
     pyc = _pyc(WRITTEN, runs="VALUE = 'from bytecode'")
     updated = "VALUE = 'updated'\n"
-    assert _boot(tmp_path, with_members(_zip({}), {PYC: pyc}), updated) == "updated"
+    assert _boot(tmp_path, with_members(zip_of({}), {PYC: pyc}), updated) == "updated"
 
 
 def test_an_older_build_without_the_file_serves_the_bundle_as_it_was(tmp_path):

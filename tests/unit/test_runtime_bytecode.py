@@ -1,56 +1,33 @@
 """The page's Python ships with the build's bytecode, only for sources it was compiled from."""
 
 import hashlib
-import importlib.util
 import io
-import subprocess
 import sys
 import zipfile
-from importlib._bootstrap_external import _code_to_hash_pyc  # type: ignore[attr-defined]
 from pathlib import Path
 
 import pytest
 
 from backend.runtime import read_bytecode, with_bytecode
 from backend.web import CHECKOUT_WEB, python_bundle
+from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag
 SOURCE = b"VALUE = 'from source'\n"
 
 
-def _bundle(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in members.items():
-            info = zipfile.ZipInfo(name)
-            info.date_time = (2020, 1, 1, 0, 0, 0)
-            archive.writestr(info, data)
-    return out.getvalue()
-
-
 def _pyc(source: bytes, *, runs: str) -> bytes:
-    """A checked .pyc carrying `source`'s hash but the code of `runs`: shows which one ran."""
-    code = compile(runs, "pkg/mod.py", "exec", dont_inherit=True)
-    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=True))
+    return checked_pyc(source, runs=runs, filename="pkg/mod.py")
 
 
 def _import_from(tmp_path: Path, bundle: bytes) -> str:
     zipfile.ZipFile(io.BytesIO(bundle)).extractall(tmp_path)
-    probe = "import pkg.mod; print(pkg.mod.VALUE)"
-    done = subprocess.run(
-        [sys.executable, "-B", "-c", probe],
-        check=False,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.strip()
+    return import_in(tmp_path, "pkg.mod")
 
 
 def test_a_compiled_source_gets_its_pyc_where_the_import_system_reads_it(tmp_path):
     table = {hashlib.sha256(SOURCE).hexdigest(): _pyc(SOURCE, runs="VALUE = 'from bytecode'")}
-    bundle = with_bytecode(_bundle({"pkg/__init__.py": b"", "pkg/mod.py": SOURCE}), TAG, table)
+    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": SOURCE}), TAG, table)
     names = zipfile.ZipFile(io.BytesIO(bundle)).namelist()
     assert names == ["pkg/__init__.py", "pkg/mod.py", f"pkg/__pycache__/mod.{TAG}.pyc"]
     assert _import_from(tmp_path, bundle) == "from bytecode"
@@ -59,7 +36,7 @@ def test_a_compiled_source_gets_its_pyc_where_the_import_system_reads_it(tmp_pat
 def test_a_source_edited_since_the_build_gets_no_pyc_and_runs_from_source(tmp_path):
     table = {hashlib.sha256(SOURCE).hexdigest(): _pyc(SOURCE, runs="VALUE = 'from bytecode'")}
     edited = b"VALUE = 'edited'\n"
-    bundle = with_bytecode(_bundle({"pkg/__init__.py": b"", "pkg/mod.py": edited}), TAG, table)
+    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": edited}), TAG, table)
     assert not [n for n in zipfile.ZipFile(io.BytesIO(bundle)).namelist() if ".pyc" in n]
     assert _import_from(tmp_path, bundle) == "edited"
 
