@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from e2e.ambient_helpers import editor_text, inbox, open_note
 from e2e.conftest import Server, new_context, sign_in, wait_ready
+from tests.mcp_client import agent_http
 
 POLL_SECONDS = 10
 
@@ -48,10 +49,7 @@ def alice(browser: Browser, mcp_server: Server) -> Iterator[Page]:
 
 async def _session(stack: AsyncExitStack, base: str, token: str, record=None) -> ClientSession:
     """An initialized SDK ClientSession over the SDK's Streamable HTTP client."""
-    hooks = {"response": [record]} if record else {}
-    http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, event_hooks=hooks)
-    )
+    http = await stack.enter_async_context(agent_http({"Authorization": f"Bearer {token}"}, record))
     streams = await stack.enter_async_context(
         streamable_http_client(f"{base}/mcp", http_client=http)
     )

@@ -36,6 +36,7 @@ from backend.assistant.tools import (
 )
 from backend.db import utcnow
 from backend.models.outside_agents import ActiveNotePublication, PersonalAccessToken
+from tests.mcp_client import agent_http
 
 TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes"}
 NOTE = "# Plan\n\nShip the MCP bridge on Friday.\n日本語のメモ\n"
@@ -113,7 +114,7 @@ class Live:
         sent = dict(headers)
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
-        http = httpx2.AsyncClient(headers=sent, event_hooks={"response": [record]})
+        http = agent_http(sent, record)
         async with AsyncExitStack() as stack:
             await stack.enter_async_context(http)
             read, write = (
