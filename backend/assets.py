@@ -130,6 +130,7 @@ class Runtime:
     assets: dict[str, tuple[Asset, bool]] = field(default_factory=dict)  # url → (asset, immutable)
     prefixes: dict[str, str] = field(default_factory=dict)  # "/vendor/pyodide" → hashed
     raw_bytes: int = 0  # what a first visit downloads, before compression
+    sizes: dict[str, int] = field(default_factory=dict)  # logical url → bytes, before compression
     # The page's Python compiled at build (vendor/bytecode.zip): (cache tag, {source sha: pyc})
     bytecode: tuple[str, dict[str, bytes]] | None = None
     # PyScript's own package compiled at build (vendor/pyscript-bytecode.zip): {member: pyc}
@@ -138,6 +139,7 @@ class Runtime:
     def add(self, logical: str, hashed: str, asset: Asset, size: int) -> None:
         self.assets[hashed] = (asset, True)
         self.assets[logical] = (asset, False)
+        self.sizes[logical] = size
         self.raw_bytes += size
 
     def rewrite(self, text: str) -> str:

@@ -42,6 +42,9 @@ NAMING_FILES = {
     "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs",
 }
 
+# The memory snapshot every window boots from (web/static/pyodide-snapshot.mjs names it too).
+SNAPSHOT_URL = "/vendor/snapshot/pyodide.snapshot"
+
 # The page may talk to its own origin only. Pyodide needs 'wasm-unsafe-eval' to compile its
 # WebAssembly and 'unsafe-eval' because its loader builds its EM_JS glue with eval();
 # CodeMirror injects its own <style> elements.
@@ -137,8 +140,11 @@ def _runtime(web_dir: Path) -> Runtime:
 
 def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
     text = runtime.rewrite(path.read_text(encoding="utf-8"))
-    # The boot screen's progress bar: how many bytes a first visit fetches, before compression.
+    # The boot screen's progress bar: how many bytes a first visit fetches, before compression;
+    # and the snapshot's size, so the loader can hand Pyodide its buffer before it has arrived.
     text = text.replace('data-runtime-bytes=""', f'data-runtime-bytes="{runtime.raw_bytes}"')
+    snapshot_bytes = runtime.sizes.get(SNAPSHOT_URL, "")
+    text = text.replace('data-snapshot-bytes=""', f'data-snapshot-bytes="{snapshot_bytes}"')
     body = text.encode()
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"

@@ -1,6 +1,7 @@
 """The runtime is served from compressed copies, chosen by Accept-Encoding, under hashed URLs."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from backend.assets import (
     choose_encoding,
     load_vendor,
 )
+from backend.web import CHECKOUT_WEB, _naming_file, _runtime
 
 BOTH = ("br", "gzip")
 
@@ -123,3 +125,14 @@ def test_the_bench_files_are_served_uncounted_and_may_be_left_out(tmp_path):
     runtime = load_vendor(tmp_path)
     assert "/vendor/bench/python_stdlib.zip" not in runtime.assets
     assert "/vendor/pyodide/python_stdlib.zip" in runtime.assets
+
+
+def test_the_page_names_the_size_of_the_snapshot_it_preloads():
+    # The loader hands Pyodide a buffer of this size before the snapshot has arrived, so it
+    # must be the size of the very file the page's preload link fetches.
+    runtime = _runtime(CHECKOUT_WEB)
+    page = _naming_file(CHECKOUT_WEB / "index.html", runtime)[0].decode()
+    size = int(re.search(r'data-snapshot-bytes="(\d+)"', page).group(1))
+    url = re.search(r'href="(/vendor/[0-9a-f]{12}/snapshot/pyodide\.snapshot)"', page).group(1)
+    plain = runtime.assets[url][0].bodies[None]
+    assert isinstance(plain, Path) and plain.stat().st_size == size

@@ -54,38 +54,55 @@ function progress() {
   };
 }
 
-async function download(url, meter) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  const chunks = [];
-  let size = 0;
-  for (const reader = response.body.getReader(); ;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-    meter.add(value.length);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
+// The snapshot's bytes, streamed into one buffer. When the server said its size
+// (data-snapshot-bytes), the buffer exists at once: Pyodide takes it before it is filled and
+// instantiates the wasm meanwhile (`filled` settles when the last byte is in); otherwise both
+// are the promise of the bytes.
+function download(url, meter) {
+  const size = Number(document.getElementById("boot-progress")?.dataset.snapshotBytes);
+  const buffer = size > 0 ? new Uint8Array(size) : null;
+  const filled = (async () => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    const chunks = [];
+    let offset = 0;
+    for (const reader = response.body.getReader(); ;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (buffer && offset + value.length > size) throw new Error(`${url} is over ${size} bytes`);
+      if (buffer) buffer.set(value, offset);
+      else chunks.push(value);
+      offset += value.length;
+      meter.add(value.length);
+    }
+    if (buffer) {
+      if (offset !== size) throw new Error(`${url} ended at ${offset} of ${size} bytes`);
+      return buffer;
+    }
+    const bytes = new Uint8Array(offset);
+    offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  })();
+  return { buffer: buffer ? Promise.resolve(buffer) : filled, filled };
 }
 
 export async function loadPyodide(options = {}) {
   status("Downloading Python…");
   const meter = progress();
   const snapshot = download(SNAPSHOT, meter);
-  snapshot.then(() => status("Starting Python…"), () => {});
+  snapshot.filled.then(() => status("Starting Python…"), () => {});
   try {
     const factory = (await import(FACTORY)).default;
-    // PyScript passes an indexURL next to this module; the runtime lives elsewhere.
+    // PyScript passes an indexURL next to this module; the runtime lives elsewhere. The wasm
+    // is instantiated as soon as Pyodide has the buffer; it is unmasked (and then restored)
+    // once filled.
     const pyodide = await load({
-      ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot,
-      createPyodideModule: unmaskingModule(factory, snapshot),
+      ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot.buffer,
+      createPyodideModule: unmaskingModule(factory, snapshot.filled),
     });
     // The snapshot froze `random`'s seed from the build: give each window its own again.
     pyodide.runPython("import random; random.seed()");

@@ -29,11 +29,13 @@ export function xorStaticData(snapshot, memory, length) {
   for (let i = done; i < length; i++) image[i] ^= memory[i];
 }
 
-// A createPyodideModule for loadPyodide: Emscripten's factory, with `hook(instance)` called the
+// A createPyodideModule for loadPyodide: Emscripten's factory, with `hook(instance)` awaited the
 // moment the wasm is instantiated (wrapping the instantiateWasm that Pyodide passes), while its
-// memory holds nothing but the data segments. A first preRun is too late: CPython's own preRun
-// (setEmscriptenTrampoline) registers earlier and writes a function index into _PyRuntime,
-// which is 0 in Node and not in Chromium.
+// memory holds nothing but the data segments: nothing of the module runs before the instance is
+// handed on, so the hook may wait (for the snapshot still downloading) and the memory stays
+// pristine. A first preRun is too late: CPython's own preRun (setEmscriptenTrampoline)
+// registers earlier and writes a function index into _PyRuntime, which is 0 in Node and not in
+// Chromium.
 // Pyodide's instantiateWasm swallows an exception thrown there (it logs and never settles), so
 // a failing hook rejects the returned promise instead: loadPyodide fails, the boot screen says so.
 export function whenInstantiated(factory, hook) {
@@ -46,13 +48,9 @@ export function whenInstantiated(factory, hook) {
     const failed = new Promise((_, reject) => { fail = reject; });
     settings.instantiateWasm = (imports, receive) =>
       instantiate(imports, (instance, module) => {
-        try {
-          hook(instance);
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        receive(instance, module);
+        Promise.resolve()
+          .then(() => hook(instance))
+          .then(() => receive(instance, module), fail);
       });
     return Promise.race([factory(settings), failed]);
   };
@@ -62,13 +60,13 @@ export function whenInstantiated(factory, hook) {
 export const staticData = (instance) =>
   new Uint8Array(instance.exports.memory.buffer, 0, instance.exports.__stack_low.value);
 
-// The page's factory: unmask the (awaited) snapshot bytes in place before they are restored.
+// The page's factory: once the wasm is instantiated, wait for the snapshot's bytes (a promise:
+// the page compiles and instantiates the wasm while the snapshot still downloads) and unmask
+// them in place, before Pyodide restores them.
 export function unmaskingModule(factory, snapshot) {
-  return async (settings) => {
+  return whenInstantiated(factory, async (instance) => {
     const bytes = await snapshot;
-    return whenInstantiated(factory, (instance) => {
-      const data = staticData(instance);
-      xorStaticData(bytes, data, data.length);
-    })(settings);
-  };
+    const data = staticData(instance);
+    xorStaticData(bytes, data, data.length);
+  });
 }
