@@ -8,7 +8,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # What the server serves from the page's folder; web/app is the page's own Python (zipped for
-# the browser, never imported by the server). Keep in step with backend/web.py.
+# the browser, never imported by the server). Keep in step with backend/delivery/web.py.
 WEB_FILES = ["index.html", "favicon.svg"]
 WEB_TREES = ["static", "vendor", "app"]
 

@@ -38,15 +38,15 @@ from backend.assistant.llm import agent_for
 from backend.assistant.model import ChatModel
 from backend.config import Settings
 from backend.db import build_engine, build_sessionmaker, utcnow
+from backend.delivery.web import mount_web
 from backend.errors import install_error_handlers
-from backend.guards import BodyLimitMiddleware, NoSniffMiddleware
+from backend.limits.guards import BodyLimitMiddleware, NoSniffMiddleware
+from backend.limits.throttle import Throttle
 from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
 from backend.services.users import Passwords
-from backend.throttle import Throttle
-from backend.web import mount_web
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 CROSS_ORIGIN = "Cross-origin requests that change data are not allowed."

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from backend.app import create_app
-    from backend.bounded_h11 import MAX_HEADER_BYTES, bounded_h11
+    from backend.limits.bounded_h11 import MAX_HEADER_BYTES, bounded_h11
     from backend.logging import uvicorn_log_config
 
     app = create_app(settings)

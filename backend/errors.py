@@ -55,7 +55,7 @@ class TooLarge(DomainError):
 
 
 class TooManyRequests(DomainError):
-    """Throttled (backend.throttle): try again after `retry_after` seconds."""
+    """Throttled (backend.limits.throttle): try again after `retry_after` seconds."""
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)

@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from backend.runtime import package_files
+from backend.delivery.runtime import package_files
 
 
 class StaleSnapshot(RuntimeError):

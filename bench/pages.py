@@ -1,8 +1,9 @@
 """Baseline pages served by the app's own server, and the instrumentation every page gets.
 
-The pages are written into web/static/bench/ (served at /static/bench/ by backend/web.py) for
-the run and removed afterwards, so the baselines come from the same server as the app without
-touching backend code. They load only external scripts, like the app page under its CSP.
+The pages are written into web/static/bench/ (served at /static/bench/ by
+backend/delivery/web.py) for the run and removed afterwards, so the baselines come from the
+same server as the app without touching backend code. They load only external scripts, like
+the app page under its CSP.
 """
 
 from __future__ import annotations

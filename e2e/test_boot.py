@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, expect
 
-from backend.runtime import STUB_MARK
+from backend.delivery.runtime import STUB_MARK
 from e2e.conftest import Server, wait_ready
 
 

@@ -13,7 +13,7 @@ from e2e.conftest import Server, sign_in, wait_ready
 from e2e.layout_helpers import covered_controls, reachable
 
 FRAMES = "[data-testid=frame]"
-MIN_FRAME_PX = 225  # web/app/layout_model.py
+MIN_FRAME_PX = 225  # web/app/frames/layout_model.py
 
 
 def note(page: Page, testid: str, path: str):

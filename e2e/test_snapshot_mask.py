@@ -9,7 +9,7 @@ import json
 
 from playwright.sync_api import Page
 
-from backend.web import CHECKOUT_WEB
+from backend.delivery.runtime import CHECKOUT_WEB
 from e2e.conftest import Server, wait_ready
 
 # The runtime URLs come from the page's own (hashed) preload links; Pyodide is loaded once

@@ -275,7 +275,7 @@ def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The smallest web/ that backend.web.mount_web accepts, so API tests need no vendor build."""
+    """The smallest web/ that backend.delivery.web.mount_web accepts: API tests need no build."""
     web = tmp_path_factory.mktemp("web")
     (web / "vendor" / "pyodide").mkdir(parents=True)
     (web / "vendor" / "pyodide" / "pyodide.mjs").write_text("// test stub\n")
@@ -289,7 +289,7 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "mask": {"bytes": 4, "unmasked_sha256": hashlib.sha256(b"stub").hexdigest()},
     }
     (web / "vendor" / "snapshot" / "manifest.json").write_text(json.dumps(manifest))
-    # Their compressed copies and table, as web/compress.mjs leaves them (backend/assets.py).
+    # Their compressed copies and table, as web/compress.mjs leaves them (delivery/assets.py).
     files = {}
     for name in ("pyodide/pyodide.mjs", "snapshot/stub.snapshot"):
         data = (web / "vendor" / name).read_bytes()

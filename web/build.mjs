@@ -21,8 +21,8 @@ for (const name of runtime.pyodide) {
   cpSync(join(root, "node_modules/pyodide", name), join(vendor, "pyodide", name));
 }
 // The standard library zip, stored instead of deflated, so Brotli compresses it as a whole
-// (backend/runtime.py says why); done before the snapshot, which records its hash.
-execFileSync(python, ["-m", "backend.runtime", "store-zip",
+// (backend/delivery/runtime.py says why); done before the snapshot, which records its hash.
+execFileSync(python, ["-m", "backend.delivery.runtime", "store-zip",
   ...runtime.stored_zips.map((name) => join(vendor, name))], { cwd: root, stdio: "inherit" });
 // PyScript: only the modules the page loads. core.js starts from its core chunk and imports the
 // plugins below as soon as it boots (seen in Chromium's request list); everything else in dist

@@ -1,7 +1,7 @@
 // Compresses every served file of web/vendor once, at build time, never per request: Brotli
 // (quality 11, 16 MiB window) and gzip (level 9) from Node's own zlib, written beside the file
 // as NAME.br and NAME.gz, and vendor/files.json recording each file's SHA-256 and sizes; the
-// server (backend/assets.py) serves from that table. Quality 11 costs minutes on the 30 MiB
+// server (backend/delivery/assets.py) serves from that table. Quality 11 costs minutes on the 30 MiB
 // snapshot, so each result is kept in a cache keyed by the input's hash and the settings, and
 // a rebuild only compresses what changed.
 import { createHash } from "node:crypto";

@@ -2,7 +2,7 @@
 // vendored runtime is in place: Python already initialised, with the standard-library modules
 // the page uses and markdown-it imported, so a window skips that work. Only modules that need
 // no browser object at import time go in (the snapshot is made in Node). A manifest records
-// the hash of every input; backend/web.py refuses to start when one no longer matches, so a
+// the hash of every input; backend/delivery/web.py refuses to start when one no longer matches, so a
 // stale snapshot fails loudly and is never loaded.
 //
 // Two things keep the snapshot and the standard library small on the wire: the modules the
@@ -44,11 +44,11 @@ const MODULES = [
 
 const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
 const python = process.env.ANA_PYTHON || join(root, ".venv", "bin", "python");
-// Which files of a package ship is decided once, in Python (backend/runtime.py).
+// Which files of a package ship is decided once, in Python (backend/delivery/runtime.py).
 const packageFiles = JSON.parse(execFileSync(python,
-  ["-m", "backend.runtime", "package-files", ...PACKAGES], { cwd: root }).toString());
+  ["-m", "backend.delivery.runtime", "package-files", ...PACKAGES], { cwd: root }).toString());
 
-if (readFileSync(stdlib).includes("# ana-stub")) { // backend/runtime.STUB_MARK
+if (readFileSync(stdlib).includes("# ana-stub")) { // backend/delivery/runtime.STUB_MARK
   throw new Error(`${stdlib} already holds stubs: rebuild from node web/build.mjs`);
 }
 mkdirSync(dirname(fullStdlib), { recursive: true });
@@ -91,7 +91,7 @@ json.dumps(sorted({
     and spec.origin and spec.origin.startswith(prefix)
 }))
 `));
-execFileSync(python, ["-m", "backend.runtime", "stub-zip", stdlib, ...imported], { cwd: root });
+execFileSync(python, ["-m", "backend.delivery.runtime", "stub-zip", stdlib, ...imported], { cwd: root });
 pyodide.FS.writeFile(zipPath, readFileSync(stdlib));
 pyodide.runPython(`
 import importlib, zipimport
@@ -117,8 +117,8 @@ console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not
 // the server's): every module of the bundle the server builds, but the packages the snapshot
 // already imported. One checked hash-based .pyc per source, named by the source's SHA-256;
-// the server adds to the bundle those whose source still matches (backend/runtime.py).
-execFileSync(python, ["-m", "backend.runtime", "bundle", join(out, "bundle.tmp")], { cwd: root });
+// the server adds to the bundle those whose source still matches (backend/delivery/runtime.py).
+execFileSync(python, ["-m", "backend.delivery.runtime", "bundle", join(out, "bundle.tmp")], { cwd: root });
 pyodide.FS.writeFile("/tmp/bundle.zip", readFileSync(join(out, "bundle.tmp")));
 rmSync(join(out, "bundle.tmp"));
 const compiled = pyodide.runPython(`

@@ -126,7 +126,7 @@ MemberWorkspace = Annotated[str, Depends(member_workspace)]
 
 
 def per_user(route: str) -> Callable[..., Awaitable[None]]:
-    """A dependency that counts the signed-in user's calls of `route` (backend.throttle: 429
+    """A dependency that counts the signed-in user's calls of `route` (backend.limits.throttle: 429
     past route_rate_limit, with Retry-After)."""
 
     async def dependency(request: Request, user: CurrentUser) -> None:

@@ -369,7 +369,7 @@ class McpGuard:
             )
             await response(scope, receive, send)
             return
-        try:  # the same per-user budget as turns and tools (backend.throttle)
+        try:  # the same per-user budget as turns and tools (backend.limits.throttle)
             scope["app"].state.throttle.hit_route("mcp", auth.user_id)
         except TooManyRequests as exc:
             response = JSONResponse(

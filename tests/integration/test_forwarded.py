@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.serve_helpers import ServeProcess, clean_env
 
 SECRET = "forwarded-test-secret-0123456789abcdef"
-ATTEMPTS_PER_ADDRESS = 20  # backend.throttle.SIGN_IN_PER_ADDRESS
+ATTEMPTS_PER_ADDRESS = 20  # backend.limits.throttle.SIGN_IN_PER_ADDRESS
 
 
 def _server(db_url: str, tmp_path: Path, web_dir: Path, **settings: str) -> ServeProcess:

@@ -25,7 +25,7 @@ class Clock:
 def clock(monkeypatch) -> Clock:
     fake = Clock()
     monkeypatch.setattr(limits_memory.time, "time", fake)
-    monkeypatch.setattr("backend.throttle.time.time", fake)
+    monkeypatch.setattr("backend.limits.throttle.time.time", fake)
     return fake
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from backend.delivery.runtime import CHECKOUT_WEB
 from backend.snapshot import StaleSnapshot, check_snapshot
-from backend.web import CHECKOUT_WEB
 
 VENDOR = CHECKOUT_WEB / "vendor"
 MASK_CHECK = CHECKOUT_WEB / "snapshot_mask.mjs"

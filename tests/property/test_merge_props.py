@@ -1,4 +1,4 @@
-"""Hypothesis properties of the live merge (web/app/merge_model.py, SPEC §13).
+"""Hypothesis properties of the live merge (web/app/live/merge_model.py, SPEC §13).
 
 A merge of line edits that do not touch (at least one untouched line between them) contains
 both; whatever the three texts, no line the user typed is ever dropped: a conflict leaves
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from app.merge_model import CONFLICT, MERGED, apply_changes, changes_between, reconcile
+from app.live.merge_model import CONFLICT, MERGED, apply_changes, changes_between, reconcile
 from hypothesis import given
 from hypothesis import strategies as st
 

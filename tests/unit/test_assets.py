@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from backend.assets import (
+from backend.delivery.assets import (
     RuntimeNotCompressed,
     add_bundle,
     choose_encoding,
     load_vendor,
 )
-from backend.web import CHECKOUT_WEB, _naming_file, _runtime
+from backend.delivery.runtime import CHECKOUT_WEB
+from backend.delivery.web import _naming_file, _runtime
 
 BOTH = ("br", "gzip")
 

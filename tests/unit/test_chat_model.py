@@ -6,7 +6,7 @@ import asyncio
 import itertools
 
 from app.api_model import ApiError, OfflineError
-from app.chat_model import (
+from app.chat.chat_model import (
     Chat,
     Span,
     ambient_off_key,

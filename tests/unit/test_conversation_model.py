@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from app.conversation_model import (
+from app.chat.conversation_model import (
     SUGGESTIONS,
     Listed,
     ListMove,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from backend.guards import BodyLimitMiddleware
+from backend.limits.guards import BodyLimitMiddleware
 
 
 async def _ok(scope, receive, send):

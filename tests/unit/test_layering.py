@@ -34,7 +34,7 @@ def test_core_imports_only_the_standard_library_and_itself():
 
 
 def test_server_and_pure_page_models_never_import_browser_modules():
-    modules = list((ROOT / "backend").rglob("*.py")) + list((ROOT / "web/app").glob("*_model.py"))
+    modules = list((ROOT / "backend").rglob("*.py")) + list((ROOT / "web/app").rglob("*_model.py"))
     assert modules
     for module in modules:
         assert not imported_roots(module) & BROWSER_ONLY, module.relative_to(ROOT)
@@ -110,7 +110,7 @@ def _imported_modules(path: Path) -> set[str]:
 
 def test_lower_layers_never_reach_up_into_the_api():
     lower = _sources("backend/services", "backend/assistant", "backend/outside_agents")
-    lower += [ROOT / "backend/throttle.py", ROOT / "backend/tool_arguments.py"]
+    lower += [ROOT / "backend/limits/throttle.py", ROOT / "backend/tool_arguments.py"]
     for module in lower:
         reaching = {name for name in _imported_modules(module) if name.startswith("backend.api")}
         assert not reaching, f"{module.relative_to(ROOT)} imports {sorted(reaching)}"
@@ -125,3 +125,43 @@ def test_the_version_is_spelled_once_in_pyproject():
     assert VERSION == version
     for module in _sources("backend", "ambient"):
         assert f'"{version}"' not in module.read_text(encoding="utf-8"), module.relative_to(ROOT)
+
+
+# The page's rooms by feature, lowest first: a room imports the page's base modules (the
+# top-level ones but the two below) and rooms below it, never one above it. `shell` and
+# `boot` compose the rooms; only boot imports shell, and nothing imports boot.
+PAGE_ROOMS = ["live", "notes", "chat", "agents", "frames"]
+PAGE_COMPOSERS = {"shell", "boot"}
+
+
+def _room_of(module: str) -> str:
+    """`app.chat.assistant` -> "chat"; a top-level module -> its own name."""
+    return module.split(".")[1] if module.count(".") >= 1 else ""
+
+
+def test_the_page_rooms_import_only_rooms_below_them():
+    app = ROOT / "web/app"
+    rooms = {p.name for p in app.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert rooms == set(PAGE_ROOMS), f"a room came or went: {sorted(rooms)}; order it here"
+    for module in _sources("web/app"):
+        rel = module.relative_to(app).parts
+        here = rel[0] if len(rel) > 1 else module.stem
+        for name in _imported_modules(module):
+            if not name.startswith("app."):
+                continue
+            there = _room_of(name)
+            if there == here:
+                continue
+            where = f"{module.relative_to(ROOT)} imports {name}"
+            assert there not in PAGE_COMPOSERS or (here, there) == ("boot", "shell"), where
+            if here in PAGE_COMPOSERS:
+                continue
+            if here not in PAGE_ROOMS:  # a base module
+                assert there not in PAGE_ROOMS, f"{where}: a base module reaches into a room"
+            elif there in PAGE_ROOMS:
+                assert PAGE_ROOMS.index(there) < PAGE_ROOMS.index(here), f"{where}: a room above"
+
+
+def test_the_page_folder_keeps_few_loose_modules():
+    loose = sorted((ROOT / "web/app").glob("*.py"))
+    assert len(loose) <= 15, f"web/app/ holds {len(loose)} modules: give them rooms"

@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from backend.runtime import PYSCRIPT_BYTECODE_ZIP, read_bytecode, read_members, with_members
-from backend.web import CHECKOUT_WEB, _runtime
+from backend.delivery.runtime import (
+    CHECKOUT_WEB,
+    PYSCRIPT_BYTECODE_ZIP,
+    read_bytecode,
+    read_members,
+    with_members,
+)
+from backend.delivery.web import _runtime
 from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag

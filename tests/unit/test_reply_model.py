@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.reply_model import render
+from app.chat.reply_model import render
 
 KNOWN = {"todo.md", "plan.md", "notes/my_ideas.md"}
 

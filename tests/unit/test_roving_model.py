@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.roving_model import after_delete, position, step, tab_stop
+from app.notes.roving_model import after_delete, position, step, tab_stop
 
 IDS = ["c1", "c2", "c3"]
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.runtime import read_bytecode, with_bytecode
-from backend.web import CHECKOUT_WEB, python_bundle
+from backend.delivery.runtime import CHECKOUT_WEB, python_bundle, read_bytecode, with_bytecode
 from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.runtime import STUB_MARK, stub_zip
+from backend.delivery.runtime import STUB_MARK, stub_zip
 
 MEMBERS = {
     "kept.py": b"VALUE = 'kept'\n",

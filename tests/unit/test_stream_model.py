@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app.stream_model import Event, SseParser, TurnStream
+from app.chat.stream_model import Event, SseParser, TurnStream
 
 
 def feed_all(parser: SseParser, pieces) -> list[Event]:

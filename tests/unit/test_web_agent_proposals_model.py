@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.agent_proposals_model import reconcile, title
+from app.agents.agent_proposals_model import reconcile, title
 
 
 def _p(pid: str) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.agent_setup_model import SCOPES, claude_code, cursor, reach, snippets, vscode
+from app.agents.agent_setup_model import SCOPES, claude_code, cursor, reach, snippets, vscode
 
 ADDRESS = "https://notes.example.test/mcp"
 

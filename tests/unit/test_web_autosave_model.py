@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from app.api_model import OfflineError
-from app.autosave_model import (
+from app.live.autosave_model import (
     CONFLICT,
     DELETED,
     ERROR,

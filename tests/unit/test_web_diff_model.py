@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from app.diff_model import GAP, diff_sides
+from app.chat.diff_model import GAP, diff_sides
 
 
 def unified(old: str, new: str, n: int = 3) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app.frames_model import HISTORY_LIMIT, History, decode, encode, storage_key
+from app.frames.frames_model import HISTORY_LIMIT, History, decode, encode, storage_key
 
 
 def test_back_and_forward_like_a_browser() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.history_model import Revision, parse_revisions, when
+from app.live.history_model import Revision, parse_revisions, when
 
 NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 

@@ -1,10 +1,10 @@
-"""The inline command's page logic under CPython (web/app/inline_model.py)."""
+"""The inline command's page logic under CPython (web/app/chat/inline_model.py)."""
 
 from __future__ import annotations
 
 import json
 
-from app.inline_model import CHANGED, SHORTCUT, read_answer, request_body
+from app.chat.inline_model import CHANGED, SHORTCUT, read_answer, request_body
 
 from ambient.inline_context import CONTEXT_BYTES, SELECTION_BYTES
 

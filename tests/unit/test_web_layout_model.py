@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.layout_model import MIN_FRAME_PX, flex_of, key_delta, resize, share
+from app.frames.layout_model import MIN_FRAME_PX, flex_of, key_delta, resize, share
 
 
 def test_a_splitter_moves_width_between_its_two_frames_only() -> None:

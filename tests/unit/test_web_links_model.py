@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app.links_model import (
+from app.notes.links_model import (
     backlinks,
     links_in,
     resolve_relative,
@@ -11,7 +11,7 @@ from app.links_model import (
     resolver,
     search_words,
 )
-from app.preview_model import render
+from app.notes.preview_model import render
 
 PATHS = [
     "welcome.md",

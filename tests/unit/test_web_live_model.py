@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app.live_model import LiveEvent, parse_event, retry_after
+from app.live.live_model import LiveEvent, parse_event, retry_after
 
 
 def test_each_event_kind_is_read() -> None:

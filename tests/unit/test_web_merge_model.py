@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app.merge_model import (
+from app.live.merge_model import (
     CONFLICT,
     KEEP,
     MERGED,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from app.preview_model import is_safe_url, render, resolve_link
+from app.notes.preview_model import is_safe_url, render, resolve_link
 
 PAYLOADS = [
     "<script>window.__pwned = 1</script>",

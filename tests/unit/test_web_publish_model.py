@@ -1,10 +1,10 @@
-"""The publishing rules of a window (web/app/publish_model.py), under CPython."""
+"""The publishing rules of a window (web/app/agents/publish_model.py), under CPython."""
 
 from __future__ import annotations
 
 import json
 
-from app.publish_model import (
+from app.agents.publish_model import (
     CHANGE,
     FOCUS,
     HEARTBEAT,
@@ -139,7 +139,7 @@ def test_switching_and_a_409_start_from_nothing():
 
 
 def test_events_waiting_behind_a_publication_fold_into_the_strongest():
-    from app.publish_model import CHANGE, FOCUS, HEARTBEAT, PAUSE, Pending
+    from app.agents.publish_model import CHANGE, FOCUS, HEARTBEAT, PAUSE, Pending
 
     pending = Pending()
     assert pending.take() is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.quick_model import move, rank, score
+from app.notes.quick_model import move, rank, score
 
 PATHS = [
     "welcome.md",

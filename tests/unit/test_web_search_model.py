@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.search_model import (
+from app.notes.search_model import (
     LINE_CHARS,
     MAX_LINES_PER_NOTE,
     from_snippet,

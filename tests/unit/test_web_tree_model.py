@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app.tree_model import (
+from app.notes.tree_model import (
     build_tree,
     clean_new_path,
     copy_path,

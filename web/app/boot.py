@@ -6,15 +6,15 @@ from js import document, performance, window
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
+from app.agents.publisher import start_publisher
 from app.api import Api
 from app.api_model import describe, parse_query, popout_request
 from app.context import App, make_store
 from app.dom import guard, report, set_reporter
-from app.live import start_live
-from app.popout import enter_popout
-from app.publisher import start_publisher
+from app.frames.popout import enter_popout
+from app.frames.windows import OtherWindows
+from app.live.live import start_live
 from app.shell import Shell
-from app.windows import OtherWindows
 
 _keep: list = []  # proxies that live as long as the page
 

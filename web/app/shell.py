@@ -5,16 +5,16 @@ from __future__ import annotations
 from js import document, window
 
 from ambient.contract import ASSISTANT, INBOX
-from app.agent_proposals import AgentProposals
+from app.agents.agent_proposals import AgentProposals
+from app.agents.sharing import panel_button
 from app.api_model import describe
 from app.dom import Listeners, h, spawn
-from app.frameset import KINDS, Frameset
-from app.layout_store import LayoutStore
-from app.notelist import NoteList
-from app.popout import parse_return
-from app.quick_open import QuickOpen
-from app.search_panel import SearchPanel
-from app.sharing import panel_button
+from app.frames.frameset import KINDS, Frameset
+from app.frames.layout_store import LayoutStore
+from app.frames.popout import parse_return
+from app.notes.notelist import NoteList
+from app.notes.quick_open import QuickOpen
+from app.notes.search_panel import SearchPanel
 
 SWITCH_FLUSH_SECONDS = 5.0
 FRAME_BUTTONS = tuple((kind, frame.title) for kind, frame in KINDS.items())

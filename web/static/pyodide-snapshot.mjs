@@ -2,7 +2,7 @@
 // the memory snapshot web/snapshot.mjs builds (Python initialised, the page's standard-library
 // modules and markdown-it already imported). Every window, pop-outs included, loads this one
 // module; the server rewrites the runtime URLs below to their hashed, immutable form
-// (backend/assets.py), so a pop-out finds every file in the HTTP cache. index.html preloads
+// (backend/delivery/assets.py), so a pop-out finds every file in the HTTP cache. index.html preloads
 // each large file, so all downloads start at once, before PyScript's modules arrive. The
 // snapshot arrives masked with the wasm's static data and is unmasked in place right after the
 // wasm is instantiated, before Pyodide restores it (./snapshot-mask.mjs says why and how).

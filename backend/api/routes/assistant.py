@@ -116,7 +116,7 @@ _STREAMED = {
     response_model=TurnOut,
     summary="Send a message to the assistant",
     responses={**_STREAMED, **error_responses(401, 403, 404, 422, 429)},
-    dependencies=[Depends(per_user("turns"))],  # backend.throttle: 429 past route_rate_limit
+    dependencies=[Depends(per_user("turns"))],  # backend.limits.throttle: 429 past route_rate_limit
 )
 def post_turn(
     request: Request,
@@ -203,7 +203,7 @@ def get_conversation(conversation_id: str, user: CurrentUser, db: SessionDep) ->
     "/conversations/{conversation_id}/tools/{name}",
     summary="Call a tool with this conversation's delivery authority (owner only)",
     responses=error_responses(401, 404, 422, 429),
-    dependencies=[Depends(per_user("tools"))],  # backend.throttle: 429 past route_rate_limit
+    dependencies=[Depends(per_user("tools"))],  # backend.limits.throttle: 429 past route_rate_limit
 )
 def call_tool(
     conversation_id: str,

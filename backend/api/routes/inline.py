@@ -72,7 +72,9 @@ class InlineOut(BaseModel):
     response_model=InlineOut,
     summary="Answer an inline command about a selection (nothing is stored)",
     responses=error_responses(401, 403, 422, 429),
-    dependencies=[Depends(per_user("inline"))],  # backend.throttle: 429 past route_rate_limit
+    dependencies=[
+        Depends(per_user("inline"))
+    ],  # backend.limits.throttle: 429 past route_rate_limit
 )
 def post_inline(body: InlineIn, user: CurrentUser, db: SessionDep, model: ModelDep) -> InlineOut:
     workspaces_service.require_member(db, user_id=user.id, workspace_id=body.workspace_id)

@@ -21,9 +21,9 @@ from backend.api.deps import (
 from backend.config import Settings
 from backend.db import utcnow
 from backend.errors import Unauthorized, error_responses
+from backend.limits.throttle import Throttle, client_address
 from backend.services import sessions as sessions_service
 from backend.services import users as users_service
-from backend.throttle import Throttle, client_address
 
 router = APIRouter(prefix="/api/session", tags=["session"])
 

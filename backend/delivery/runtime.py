@@ -1,0 +1,231 @@
+"""The page's runtime files: the one list (web/runtime.json) and the rules build and server share.
+
+web/build.mjs and web/snapshot.mjs read the same JSON file and call this module for the two
+rules that must not differ between the build and the server: which files of a Python package
+ship to the page, and how a zip is stored so that Brotli compresses across its members.
+`python -m backend.delivery.runtime package-files NAME...` prints the first as JSON;
+`python -m backend.delivery.runtime store-zip PATH` applies the second in place.
+
+The standard-library zip served beside the snapshot carries, for every module the snapshot
+already holds imported, a two-line stub instead of its source (`stub_zip`, called by
+web/snapshot.mjs, which knows which modules those are): the page never reads them, since
+restoring the snapshot restores the modules. A stub raises ImportError naming itself, so a
+re-import (importlib.reload, a module dropped from sys.modules) fails clearly instead of
+running nothing; a traceback through such a module shows no source line.
+
+The page's Python also ships as bytecode: web/snapshot.mjs compiles every module of the
+bundle with the page's own interpreter (Pyodide's CPython, not the server's) into
+vendor/bytecode.zip, one checked hash-based .pyc per source, named by the source's SHA-256.
+`with_bytecode` adds to the bundle the .pyc of each member whose source is exactly the one
+compiled, under `__pycache__/` where the import system looks; a module edited since the build
+simply has none and is compiled from source in the page, as before. Checked .pyc files carry
+the hash of their source, so the page never runs one that does not match it either.
+`python -m backend.delivery.runtime bundle PATH` writes the bundle the server would serve.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sys
+import zipfile
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+
+import ambient
+
+# Only sources: bytecode is made in the page, tests and data files are not imported there.
+PACKAGE_SUFFIXES = (".py", ".typed")
+
+# The page's folder: the copy an installed wheel carries (setup.py puts it here), else the
+# checkout's web/. ANA_WEB_DIR overrides both.
+PACKAGED_WEB = Path(__file__).resolve().parents[1] / "webroot"
+CHECKOUT_WEB = Path(__file__).resolve().parents[2] / "web"
+
+
+def package_root(name: str) -> Path:
+    """The installed folder of the pure-Python package `name` (RuntimeError when missing)."""
+    spec = find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"{name} is not installed; run ./dev setup")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def package_files(name: str, root: Path | None = None) -> dict[str, Path]:
+    """Every file of a package the page gets, keyed "name/relative/path" (sorted)."""
+    root = root or package_root(name)
+    return {
+        f"{name}/{path.relative_to(root).as_posix()}": path
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix in PACKAGE_SUFFIXES
+    }
+
+
+def store_zip(path: Path) -> None:
+    """Rewrite a zip with its members stored, not deflated, in the same order and dates.
+
+    A deflated member is noise to Brotli; stored, the whole archive compresses as one text
+    (Pyodide's standard library: 2.48 MB deflated, 1.6 MB stored then Brotli'd). Readers
+    (zipimport, PyScript's unpacking) take both forms.
+    """
+    with zipfile.ZipFile(path) as source:
+        members = [(info, source.read(info)) for info in source.infolist()]
+    if all(info.compress_type == zipfile.ZIP_STORED for info, _ in members):
+        return
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as target:
+        for info, data in members:
+            info.compress_type = zipfile.ZIP_STORED
+            target.writestr(info, data)
+    tmp.replace(path)
+
+
+STUB_MARK = "# ana-stub"  # first bytes of every stub: a zip holding one is not a full stdlib
+
+
+def stub_source(member: str) -> bytes:
+    """The stub that replaces the source of `member`: a marker, then raising ImportError."""
+    reason = "its module is imported in the Pyodide snapshot, the source was left out"
+    return f"{STUB_MARK}\nraise ImportError({f'{member}: {reason}'!r})\n".encode()
+
+
+def stub_zip(path: Path, members: list[str]) -> None:
+    """Rewrite a zip with the named members replaced by stubs, stored, in the same order.
+
+    Used on the standard-library zip for the modules imported into the snapshot (see the
+    module docstring); every other member keeps its bytes, so later imports still work.
+    """
+    wanted = set(members)
+    with zipfile.ZipFile(path) as source:
+        entries = [(info, source.read(info)) for info in source.infolist()]
+    missing = wanted - {info.filename for info, _ in entries}
+    if missing:
+        raise ValueError(f"{path.name} has no member {min(missing)!r}")
+    if any(data.startswith(STUB_MARK.encode()) for _, data in entries):
+        raise ValueError(f"{path} already holds stubs; start from the full zip")
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as target:
+        for info, data in entries:
+            info.compress_type = zipfile.ZIP_STORED
+            target.writestr(info, stub_source(info.filename) if info.filename in wanted else data)
+    tmp.replace(path)
+
+
+BYTECODE_ZIP = "bytecode.zip"  # in web/vendor, beside the runtime; read by the server only
+CACHE_TAG_MEMBER = "cache_tag"  # its member naming the interpreter, e.g. "cpython-314"
+
+
+def read_bytecode(vendor: Path) -> tuple[str, dict[str, bytes]] | None:
+    """(cache tag, {source SHA-256: .pyc}) from vendor/bytecode.zip, or None without one."""
+    path = vendor / BYTECODE_ZIP
+    if not path.is_file():
+        return None
+    with zipfile.ZipFile(path) as archive:
+        tag = archive.read(CACHE_TAG_MEMBER).decode()
+        table = {n: archive.read(n) for n in archive.namelist() if n != CACHE_TAG_MEMBER}
+    return tag, table
+
+
+def with_bytecode(bundle: bytes, tag: str, table: dict[str, bytes]) -> bytes:
+    """The bundle (a zip) with `pkg/__pycache__/mod.<tag>.pyc` after every source compiled."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            target.writestr(info, data)
+            pyc = table.get(hashlib.sha256(data).hexdigest())
+            if pyc is None or not info.filename.endswith(".py"):
+                continue
+            folder, _, name = info.filename.rpartition("/")
+            compiled = zipfile.ZipInfo(f"{folder}/__pycache__/{name[:-3]}.{tag}.pyc")
+            compiled.date_time = info.date_time
+            target.writestr(compiled, pyc)
+    return out.getvalue()
+
+
+# PyScript's own `pyscript` package compiled at build (web/pyscript_bytecode.mjs): members
+# `pyscript/__pycache__/<module>.<tag>.pyc`, added to the bundle as they are. PyScript unpacks
+# the bundle before it writes the package's sources beside them, then imports it; each .pyc is
+# checked against the source's hash there, so a PyScript update without a rebuild costs only
+# the compile it saved.
+PYSCRIPT_BYTECODE_ZIP = "pyscript-bytecode.zip"  # in web/vendor; read by the server only
+
+
+def read_members(path: Path) -> dict[str, bytes]:
+    """Every member of a zip, by name ({} when the file is missing: an older build)."""
+    if not path.is_file():
+        return {}
+    with zipfile.ZipFile(path) as archive:
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def with_members(bundle: bytes, members: dict[str, bytes]) -> bytes:
+    """The bundle (a zip) with `members` appended, unless it already has a member of that name."""
+    if not members:
+        return bundle
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
+        names = set(source.namelist())
+        for info in source.infolist():
+            target.writestr(info, source.read(info))
+        for name, data in sorted(members.items()):
+            if name not in names:
+                info = zipfile.ZipInfo(name)
+                info.date_time = (2020, 1, 1, 0, 0, 0)
+                target.writestr(info, data)
+    return out.getvalue()
+
+
+def page_dir(settings: object = None) -> Path:
+    """The folder holding index.html, static/, vendor/ and app/ for these settings."""
+    configured = getattr(settings, "web_dir", None)
+    if configured:
+        return Path(configured)
+    return PACKAGED_WEB if (PACKAGED_WEB / "index.html").is_file() else CHECKOUT_WEB
+
+
+@cache
+def python_bundle(web_dir: Path | None = None) -> bytes:
+    """Zip the page's Python: the pure core, the browser layer and markdown-it-py (pure Python).
+
+    PyScript unpacks it into the interpreter's working directory (`files` with a "./*" target),
+    so the page gets every module in one request and never needs micropip or a wheel index.
+    The members are stored, not deflated: the served copy is Brotli or gzip over the whole zip.
+    """
+    files: dict[str, Path] = {}
+    files |= package_files("ambient", Path(ambient.__file__).resolve().parent)
+    files |= package_files("app", (web_dir or page_dir()) / "app")
+    for package in ("markdown_it", "mdurl", "merge3"):
+        files |= package_files(package, package_root(package))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, path in files.items():
+            # A fixed timestamp keeps the zip (and its URL) identical across restarts.
+            info = zipfile.ZipInfo(name)
+            info.date_time = (2020, 1, 1, 0, 0, 0)
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def main(argv: list[str]) -> int:
+    command, *args = argv
+    if command == "package-files":
+        files = {n: str(p) for name in args for n, p in package_files(name).items()}
+        print(json.dumps(files))
+    elif command == "store-zip":
+        for arg in args:
+            store_zip(Path(arg))
+    elif command == "stub-zip":
+        path, *members = args
+        stub_zip(Path(path), members)
+    elif command == "bundle":
+        Path(args[0]).write_bytes(python_bundle())
+    else:
+        raise SystemExit(f"unknown command {command!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,129 @@
+"""Serves the page: index.html, the vendored browser runtime, and the page's Python as one zip.
+
+The runtime (backend/delivery/assets.py) goes out compressed and under hashed, immutable
+URLs; the few page files that name those URLs (index.html, pyscript.json, the interpreter module)
+are rewritten once at start and revalidated on every visit, so an upgrade never mixes two builds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from functools import cache
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from backend.delivery.assets import REVALIDATE, Runtime, add_bundle, load_vendor
+from backend.delivery.runtime import page_dir, python_bundle
+from backend.snapshot import check_snapshot
+
+# Python 3.11's mimetypes lacks these; a wrong type makes the browser refuse the module/wasm.
+_TYPES = {
+    ".mjs": "text/javascript",
+    ".wasm": "application/wasm",
+    ".whl": "application/octet-stream",
+    ".snapshot": "application/octet-stream",
+}
+# The page files that name runtime URLs: served rewritten to the hashed URLs, revalidated.
+NAMING_FILES = {
+    "/": "index.html",
+    "/static/pyscript.json": "static/pyscript.json",
+    "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs",
+}
+
+# The memory snapshot every window boots from (web/static/pyodide-snapshot.mjs names it too).
+SNAPSHOT_URL = "/vendor/snapshot/pyodide.snapshot"
+
+# The page may talk to its own origin only. Pyodide needs 'wasm-unsafe-eval' to compile its
+# WebAssembly and 'unsafe-eval' because its loader builds its EM_JS glue with eval();
+# CodeMirror injects its own <style> elements.
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'unsafe-eval'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'"
+)
+
+
+def mount_web(app: FastAPI, settings: object) -> None:
+    """Add the page routes last, after every API router, so /api is never shadowed."""
+    for ext, kind in _TYPES.items():
+        mimetypes.add_type(kind, ext)
+    web_dir = page_dir(settings)
+    vendor = web_dir / "vendor"
+    if not (vendor / "pyodide" / "pyodide.mjs").is_file():
+        raise RuntimeError(f"{vendor} is missing the browser runtime; run ./dev setup")
+    check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
+    runtime = _runtime(web_dir)
+    pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
+
+    def page_file(request: Request) -> Response:
+        body, etag, media_type = pages[request.url.path]
+        headers = _page_headers() if request.url.path == "/" else {"Cache-Control": REVALIDATE}
+        headers["ETag"] = etag
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=media_type, headers=headers)
+
+    # One page for the main window and every popped-out window (they differ by query).
+    for url in pages:
+        app.add_api_route(url, page_file, methods=["GET", "HEAD"], include_in_schema=False)
+
+    def runtime_file(request: Request) -> Response:
+        found = runtime.assets.get(request.url.path)
+        if found is None:
+            raise HTTPException(404)
+        asset, immutable = found
+        return asset.response(request, immutable=immutable)
+
+    for prefix in ("/vendor", "/py"):
+        app.add_api_route(
+            prefix + "/{name:path}", runtime_file, methods=["GET", "HEAD"], include_in_schema=False
+        )
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        return FileResponse(web_dir / "favicon.svg", media_type="image/svg+xml")
+
+    app.mount("/static", _Revalidated(directory=web_dir / "static"), name="static")
+
+
+@cache
+def _runtime(web_dir: Path) -> Runtime:
+    """The runtime table for a page folder, built once per process (it compresses the bundle)."""
+    runtime = load_vendor(web_dir / "vendor")
+    add_bundle(runtime, "/py/app.zip", python_bundle(web_dir), "application/zip")
+    return runtime
+
+
+def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
+    text = runtime.rewrite(path.read_text(encoding="utf-8"))
+    # The boot screen's progress bar: how many bytes a first visit fetches, before compression;
+    # and the snapshot's size, so the loader can hand Pyodide its buffer before it has arrived.
+    text = text.replace('data-runtime-bytes=""', f'data-runtime-bytes="{runtime.raw_bytes}"')
+    snapshot_bytes = runtime.sizes.get(SNAPSHOT_URL, "")
+    text = text.replace('data-snapshot-bytes=""', f'data-snapshot-bytes="{snapshot_bytes}"')
+    body = text.encode()
+    kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"
+
+
+class _Revalidated(StaticFiles):
+    """The page's own small files: always revalidated (ETag), so a new build shows at once."""
+
+    def file_response(self, *args, **kwargs) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = REVALIDATE
+        return response
+
+
+def _page_headers() -> dict[str, str]:
+    return {
+        "Content-Security-Policy": CSP,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "Cache-Control": "no-cache",
+    }

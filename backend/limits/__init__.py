@@ -1,0 +1,1 @@
+"""Limits: the sign-in throttle, per-user budgets, body and header guards."""

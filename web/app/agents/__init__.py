@@ -1,0 +1,1 @@
+"""Outside agents: the Agents dialog, the active-note publisher and agents' proposals."""

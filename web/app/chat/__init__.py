@@ -1,0 +1,1 @@
+"""The Assistant: its frame, the conversation, replies, proposals' cards and inline commands."""

@@ -1,0 +1,1 @@
+"""Frames: the row of frames, the Inbox editor frame, splitters, layout and pop-outs."""

@@ -1,0 +1,528 @@
+"""The Inbox frame: one note in four views over one mounted CodeMirror editor."""
+
+from __future__ import annotations
+
+from pyscript.js_modules import editor
+
+from ambient.contract import INBOX
+from ambient.markdown import toggle_todo
+from app.api_model import VIEWS, describe
+from app.chat.inline_command import InlineCommand
+from app.dom import h, spawn
+from app.frame import Frame
+from app.frames.frames_model import History
+from app.live.autosave_model import CONFLICT, DELETED, ERROR, OFFLINE, PENDING, SAVED, SAVING
+from app.live.history_panel import HistoryPanel
+from app.live.merge_model import MERGED, REPLACE
+from app.notes.note import NoteSession
+from app.notes.search_panel import find_backlinks
+from app.notes.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
+
+_KEEP = object()
+VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
+STATE_WORDS = {
+    SAVED: "Saved",
+    PENDING: "Unsaved changes…",
+    SAVING: "Saving…",
+    OFFLINE: "offline — retrying",
+    CONFLICT: "Not saved: conflict",
+    ERROR: "Not saved",
+    DELETED: "Deleted elsewhere: your text is still here, and an edit saves it again",
+}
+
+
+class InboxRuntime:
+    """What the ambient store holds for a shown note: ids, and live reads at call time only."""
+
+    def __init__(self, frame: InboxFrame, path: str, view: str) -> None:
+        self.frame_id, self.path, self.view = frame.id, path, view
+        self._frame = frame
+
+    async def snapshot(self) -> dict:
+        session = self._frame.session
+        if session is None:
+            raise RuntimeError("the frame no longer shows a note")
+        # Usually one synchronous call: the digest of this very document was computed in idle
+        # time after the typing settled (web/editor.js keys it by the immutable document, so
+        # it is never an older text's). Otherwise hash it now, then read the selection.
+        known = editor.knownDigest(session.view)
+        if not known:
+            digest = await editor.digest(session.view)
+            sel = editor.selection(session.view)
+            known_bytes, sha256 = int(digest.bytes), str(digest.sha256)
+            anchor, head = int(sel.anchor), int(sel.head)
+        else:
+            known_bytes, sha256 = int(known.bytes), str(known.sha256)
+            anchor, head = int(known.anchor), int(known.head)
+        selection = {"anchor": anchor, "head": head} if self.view == "edit" else None
+        return {"bytes": known_bytes, "sha256": sha256, "selection": selection}
+
+    @property
+    def dirty(self) -> bool:
+        session = self._frame.session
+        return session is not None and session.saver.dirty
+
+    async def flush(self) -> bool:
+        return await self._frame.flush()
+
+
+class InboxFrame(Frame):
+    """`show(path=..., view=...)` is the one way to change what it shows (it republishes)."""
+
+    kind = INBOX
+    title = "Inbox"
+
+    def __init__(self, frameset, frame_id: str) -> None:
+        super().__init__(frameset, frame_id)
+        self.path, self.view = "", "edit"
+        self.session: NoteSession | None = None
+        self._generation = 0
+        self.history = History()
+        self.back = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "frame-back",
+                "aria-label": "Back to the previous note",
+                "title": "Back",
+                "disabled": True,
+            },
+            "←",
+        )
+        self.forward = h(
+            "button",
+            {
+                "type": "button",
+                "class": "icon",
+                "data-testid": "frame-forward",
+                "aria-label": "Forward to the next note",
+                "title": "Forward",
+                "disabled": True,
+            },
+            "→",
+        )
+        self.listeners.on(self.back, "click", lambda event: self.go(-1))
+        self.listeners.on(self.forward, "click", lambda event: self.go(1))
+        self.el.querySelector(".frame-bar").prepend(
+            h(
+                "div",
+                {"class": "frame-nav", "role": "group", "aria-label": "History"},
+                self.back,
+                self.forward,
+            )
+        )
+        self.buttons = {}
+        for view in VIEWS:
+            button = h(
+                "button",
+                {
+                    "type": "button",
+                    "data-testid": "view-button",
+                    "data-view": view,
+                    "aria-pressed": "false",
+                },
+                VIEW_LABELS[view],
+            )
+            self.listeners.on(button, "click", lambda event, v=view: self.show(view=v))
+            self.buttons[view] = button
+        self.status = h(
+            "p", {"class": "save-status", "role": "status", "data-testid": "save-status"}
+        )
+        self.conflict = h(
+            "div",
+            {"class": "conflict", "role": "alert", "hidden": True, "data-testid": "note-conflict"},
+        )
+        self._conflict_diff = None  # the diff view of the two versions, while shown
+        self.editor_host = h("div", {"class": "editor-host"})
+        self.render_host = h("div", {"class": "render-host", "hidden": True, "tabindex": "0"})
+        self.empty = h("div", {"class": "empty-prompt"})
+        self.toolbar = h(
+            "div",
+            {"class": "view-switch", "role": "group", "aria-label": "View"},
+            *self.buttons.values(),
+        )
+        self.body.append(
+            self.toolbar, self.status, self.conflict, self.empty, self.editor_host, self.render_host
+        )
+        self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
+        self.revisions = HistoryPanel(self)  # SPEC §15: `history-open` joins the toolbar
+        self.listeners.on(self.render_host, "change", self._on_todo_change)
+        self.listeners.on(self.render_host, "click", self._on_render_click)
+        self._refresh()
+
+    # -- the one method ----------------------------------------------------------------------
+
+    async def show(self, path=_KEEP, view=_KEEP, *, record: bool = True) -> None:
+        """Switch the note and/or the view, then republish the runtime (or withdraw it).
+
+        A note shown here joins the frame's Back/Forward history unless `record` is False
+        (Back and Forward themselves, and a restored layout).
+        """
+        if view is not _KEEP:
+            if view not in VIEWS:
+                raise ValueError(f"Unknown view {view!r}.")
+            self.view = view
+        if path is not _KEEP and (path or "") != self.path:
+            self._generation += 1
+            generation = self._generation
+            self._drop_note()
+            if path:
+                self.status.textContent = f"Opening {path}…"
+                self._refresh()
+                ws = self.ctx.workspace_id
+                try:
+                    text, revision = await self.ctx.api.read(ws, path)
+                except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
+                    if generation == self._generation:
+                        self._refresh(problem=f"Could not open {path}: {describe(exc)}")
+                    return
+                if generation != self._generation:
+                    return  # another note was asked for meanwhile
+                self.path = path
+                if record:
+                    self.history.visit(path)
+                self.frameset.note_opened(path)
+                self.session = NoteSession(
+                    ctx=self.ctx,
+                    ws=ws,
+                    path=path,
+                    text=text,
+                    revision=revision,
+                    host=self.editor_host,
+                    on_state=self._on_save_state,
+                )
+        self._refresh()
+        self._publish()
+
+    async def go(self, step: int) -> None:
+        """Back (-1) or Forward (+1) through the notes this frame has shown."""
+        target = self.history.go(step)
+        if target is not None:
+            await self.show(path=target, record=False)
+
+    # -- runtime -----------------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        if self.session is not None:
+            self.ctx.store.publish(InboxRuntime(self, self.path, self.view))
+
+    def _drop_note(self) -> None:
+        if self.session is not None:
+            self.ctx.store.withdraw(self.id)
+            self.session.close()
+            self.session = None
+        self.path = ""
+        self._hide_conflict()
+        self.revisions.close()
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def _refresh(self, problem: str = "") -> None:
+        has_note = self.session is not None
+        self.frameset.changed()
+        self.el.dataset.path = self.path
+        self.el.dataset.view = self.view
+        self.set_title(self.path or "Inbox")
+        self.back.disabled = not self.history.can_go(-1)
+        self.forward.disabled = not self.history.can_go(1)
+        for view, button in self.buttons.items():
+            button.setAttribute("aria-pressed", "true" if view == self.view else "false")
+            button.disabled = not has_note
+        self.empty.hidden = has_note
+        if not has_note:
+            self.empty.replaceChildren(
+                h("p", {"role": "alert", "class": "problem", "text": problem}) if problem else "",
+                h(
+                    "p",
+                    {
+                        "text": "No note open here. Pick a note from the list (or a Files frame) "
+                        "to open it in this frame."
+                        if self.ctx.window_role == "main"
+                        else "No note open here. Press Ctrl+O (or Open a note above) to pick one."
+                    },
+                ),
+            )
+            self.editor_host.hidden = True
+            self.render_host.hidden = True
+            if problem:
+                self.status.textContent = ""
+            return
+        self.editor_host.hidden = self.view != "edit"
+        self.render_host.hidden = self.view == "edit"
+        if self.view != "edit":
+            self._draw()
+        self._on_save_state(self.session.saver.state, self.session.saver.detail)
+
+    def _draw(self) -> None:
+        """Render the current view from the editor's text, read now (never kept)."""
+        text = self.session.text()
+        if self.view == "preview":
+            draw_preview(self.render_host, text, self.path, self.ctx.known_paths)
+            spawn(self._fill_backlinks(self._generation, self.path))
+        elif self.view == "todo":
+            draw_todo(self.render_host, text, self.id)
+        elif self.view == "mindmap":
+            draw_mindmap(self.render_host, text, self.path.rsplit("/", 1)[-1])
+
+    def _on_save_state(self, state: str, detail: str) -> None:
+        words = STATE_WORDS.get(state, state)
+        if state in (ERROR,) and detail:
+            words = f"Not saved: {detail}"
+        self.status.textContent = words
+        self.status.dataset.state = state
+        self.el.dataset.saveState = state
+        if state == CONFLICT:
+            self._show_conflict()
+        else:
+            self._hide_conflict()
+        if state == ERROR:
+            retry = h(
+                "button", {"type": "button", "class": "link", "data-testid": "save-retry"}, "Retry"
+            )
+            self.listeners.on(
+                retry, "click", lambda event: self.session and self.session.saver.retry()
+            )
+            self.status.append(" ", retry)
+
+    def _show_conflict(self) -> None:
+        theirs = self.session.saver.theirs if self.session else None
+        gone = theirs is not None and theirs[0] is None
+        words = (
+            "This note was deleted by someone else while you were editing it."
+            if gone
+            else "Someone else saved this note while you were editing it."
+        )
+        buttons = []
+        for label, testid, action in (
+            ("Keep mine", "conflict-keep-mine", self._keep_mine),
+            ("Take theirs", "conflict-take-theirs", self._take_theirs),
+            ("Save mine as a copy", "conflict-save-copy", self._save_copy),
+        ):
+            if gone and testid == "conflict-take-theirs":
+                continue
+            button = h("button", {"type": "button", "data-testid": testid}, label)
+            self.listeners.on(button, "click", action)
+            buttons.append(button)
+        self._hide_conflict()
+        diff = h("div", {"class": "conflict-diff"})
+        self.conflict.replaceChildren(
+            h(
+                "p",
+                {
+                    "text": f"{words} Your text is still here and has not been saved. The same "
+                    "lines changed on both sides; below, the saved version is struck "
+                    "out in red and yours is in green."
+                },
+            ),
+            diff,
+            h("div", {"class": "conflict-actions"}, *buttons),
+        )
+        self.conflict.hidden = False
+        if not gone:
+            self._conflict_diff = editor.diffView(
+                diff, theirs[0], self.session.text(), "The saved version against yours"
+            )
+
+    def _hide_conflict(self) -> None:
+        self.conflict.hidden = True
+        if self._conflict_diff is not None:
+            editor.destroy(self._conflict_diff)
+            self._conflict_diff = None
+
+    # -- conflict choices ----------------------------------------------------------------
+
+    def _keep_mine(self, event) -> None:
+        self.session.saver.keep_mine()
+
+    def _take_theirs(self, event) -> None:
+        self.session.take_theirs()
+        self._refresh()
+
+    async def _save_copy(self, event) -> None:
+        path = await self.session.keep_as_copy()
+        self.path = path
+        self._refresh()
+        self._publish()
+        self.ctx.documents_changed()
+        self.ctx.say(f"Your version was saved as {path}; the original keeps the other edits.")
+
+    # -- view events -----------------------------------------------------------------------
+
+    def _on_todo_change(self, event) -> None:
+        box = event.target
+        if self.session is None or box.dataset.testid != "todo-checkbox":
+            return
+        text = self.session.text()
+        try:
+            start, end, insert = toggle_todo(text, int(box.dataset.line))
+        except ValueError:
+            self._draw()  # the note changed under the list: draw it again from the editor
+            return
+        editor.replace(self.session.view, start, end, insert)  # autosave sees a normal edit
+        self._draw()
+        again = self.render_host.querySelector(f'[data-line="{box.dataset.line}"]')
+        if again:
+            again.focus()  # keep keyboard users on the box they just ticked
+
+    def _on_render_click(self, event):
+        if self.view != "preview" or not hasattr(event.target, "closest"):
+            return None
+        link = event.target.closest("a, [data-testid=backlink]")
+        if not link:
+            return None
+        # getAttribute, not dataset: a missing dataset key raises AttributeError in Pyodide.
+        path = link.getAttribute("data-path")
+        if link.getAttribute("data-missing") == "true" and path not in self.ctx.known_paths:
+            # Never replace the open note with an error: say so, and offer to create it.
+            event.preventDefault()
+            return self._offer_create(path)
+        if path:
+            event.preventDefault()
+            return self.show(path=path)
+        if link.classList.contains("wikilink"):
+            event.preventDefault()  # `href="#"`: nothing to follow
+        return None
+
+    def _offer_create(self, path: str) -> None:
+        """A missing note was clicked: say so in the status line, with a button to create it."""
+        create = h(
+            "button",
+            {"type": "button", "class": "link", "data-testid": "missing-create", "data-path": path},
+            f"Create {path}",
+        )
+        self.listeners.on(create, "click", lambda event: self._create_missing(path))
+        self.status.replaceChildren(f"{path} does not exist. ", create)
+        self.status.dataset.state = "missing"
+
+    async def _create_missing(self, path: str) -> None:
+        title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        try:
+            await self.ctx.api.create(self.ctx.workspace_id, path, f"# {title}\n\n")
+        except Exception as exc:  # noqa: BLE001 - shown where the offer was, in words
+            self.status.textContent = f"Could not create {path}: {describe(exc)}"
+            return
+        self.ctx.documents_changed()
+        await self.show(path=path, view="edit")
+        self.goto_line(1_000_000)  # the cursor at its end: the next thing is to write in it
+
+    def links_changed(self) -> None:
+        """The note list (re)arrived: a Preview draws its links again against it, and a
+        "does not exist" said about one of them no longer stands."""
+        if self.session is not None and self.view == "preview":
+            self._refresh()
+
+    async def _fill_backlinks(self, generation: int, path: str) -> None:
+        ws = self.ctx.workspace_id
+        try:
+            found, problem = await find_backlinks(self.ctx, ws, path), ""
+        except Exception as exc:  # noqa: BLE001 - shown in the list's place, in words
+            found, problem = None, f"Could not look for links here: {describe(exc)}"
+        if generation == self._generation and self.path == path and self.view == "preview":
+            draw_backlinks(self.render_host, found, problem)
+
+    # -- changes made elsewhere (the live stream, SPEC §13) ------------------------------------
+
+    async def saved_elsewhere(self, revision: str | None) -> None:
+        """The note was saved elsewhere as `revision` (maybe by this window: then nothing)."""
+        await self._catch_up(self.session, revision, missing_is_gone=False)
+
+    async def reread(self) -> None:
+        """What happened to the note is unknown (a new stream, a reset): read it again."""
+        await self._catch_up(self.session, None, missing_is_gone=True)
+
+    async def _catch_up(self, session, revision, *, missing_is_gone: bool) -> None:
+        if session is None:
+            return
+        outcome = await session.saver.refresh(revision, missing_is_gone=missing_is_gone)
+        if session is self.session and outcome in (REPLACE, MERGED) and self.view != "edit":
+            self._draw()  # Preview, Todo and Mindmap show the new text too
+
+    def moved_elsewhere(self, path: str, revision: str | None) -> None:
+        """Renamed elsewhere: follow it (the path, the title, the pointer, the history)."""
+        if self.session is not None:
+            self.session.saver.moved(revision)
+            self.renamed(path, None)
+
+    def deleted_elsewhere(self) -> None:
+        """Deleted elsewhere: say so, keep the text on screen; an edit saves it again."""
+        if self.session is not None:
+            self.session.saver.gone()
+
+    # -- changes made from the note list ------------------------------------------------------
+
+    def renamed(self, path: str, revision: str | None) -> None:
+        """The shown note was moved to `path` as `revision`: keep editing it there.
+
+        The move is a write, so the saver must build on its revision even when edits are
+        pending (they were typed after the flush that preceded the move); otherwise the next
+        save would meet a 409 that no one else caused.
+        """
+        if self.session is None:
+            return
+        self.history.rename(self.session.path, path)
+        self.session.path = self.path = path
+        if revision is not None:
+            self.session.saver.revision = revision
+        self._refresh()
+        self._publish()
+
+    def forget_note(self, message: str) -> None:
+        """The shown note was deleted: drop it (and its unsaved edits) and say so."""
+        self._generation += 1
+        if self.session is not None:
+            self.ctx.store.withdraw(self.id)
+            self.session.discard()
+            self.session = None
+        self.history.drop(self.path)
+        self.path = ""
+        self._refresh(problem=message)
+
+    # -- frame protocol ------------------------------------------------------------------
+
+    def unsaved(self) -> bool:
+        return self.session is not None and self.session.saver.dirty
+
+    def close_warning(self) -> str | None:
+        # Pending or offline text keeps saving in the background after a close; text whose
+        # save failed for good (too large, access lost) would be gone with the editor.
+        if self.session is None:
+            return None
+        if self.session.saver.state == OFFLINE:
+            return (
+                f"{self.path} is not saved yet: the server cannot be reached, and it keeps "
+                "retrying. If you close it, your text stays in this window and is saved "
+                "once the server answers. Press close again to close it."
+            )
+        if self.session.saver.state != ERROR:
+            return None
+        return (
+            f"{self.path} could not be saved, so closing it would lose your changes. "
+            "Copy them or fix the problem first, or press close again to discard them."
+        )
+
+    async def flush(self) -> bool:
+        return await self.session.saver.flush() if self.session else True
+
+    def popout_query(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "view": self.view,
+            "ws": self.session.ws if self.session else (self.ctx.workspace_id or ""),
+        }
+
+    def focus_editor(self) -> None:
+        if self.session is not None and self.view == "edit":
+            editor.focus(self.session.view)
+
+    def goto_line(self, line: int) -> None:
+        """Show the editor with the cursor at the start of 1-based `line`, focused."""
+        if self.session is not None and self.view == "edit":
+            editor.gotoLine(self.session.view, line)
+
+    def destroy(self) -> None:
+        self.inline.destroy()
+        self._generation += 1
+        self._drop_note()
+        self.ctx.store.forget(self.id)  # gone for good: out of the activation order too
+        super().destroy()

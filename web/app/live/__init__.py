@@ -1,0 +1,1 @@
+"""Live notes: autosave, merges of other windows' saves, events and history."""

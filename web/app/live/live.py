@@ -1,0 +1,166 @@
+"""This window's live-notes stream (SPEC §13): one EventSource per workspace, to the Inbox frames.
+
+The browser reconnects an EventSource by itself after a network loss (sending the last event
+id, so the server replays what was missed or says `reset`); when it gives up (a refused
+answer), a new one is opened after `retry_after`. While the stream is down a small status
+says so. Whenever what was missed cannot be known (a new stream, a `reset`), every open note
+is read again. The decisions (merge, conflict) are the autosaver's, in pure Python.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from js import EventSource, document
+from pyodide.ffi import create_proxy
+
+from ambient.contract import INBOX
+from app.api_model import workspace_url
+from app.dom import guard, h, spawn
+from app.live.live_model import (
+    DELETED,
+    KINDS,
+    MOVED,
+    OFFLINE_WORDS,
+    RESET,
+    SAVED,
+    parse_event,
+    retry_after,
+)
+
+CLOSED = 2  # EventSource.readyState: the browser will not retry by itself
+
+_client: LiveClient | None = None
+
+
+def start_live(ctx) -> LiveClient:
+    """Start this window's live client (once per window; boot calls it)."""
+    global _client
+    if _client is None:
+        _client = LiveClient(ctx)
+    return _client
+
+
+class LiveClient:
+    """Follows the current workspace's stream; `status` shows while it is down."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        self.ws: str | None = None
+        self.source = None
+        self._generation = 0
+        self._attempt = 0
+        self._fresh = True  # a new EventSource: what happened before it is unknown
+        self._last_id = ""
+        self._proxies: list = []
+        self.status = h(
+            "p",
+            {
+                "class": "live-status",
+                "role": "status",
+                "hidden": True,
+                "data-testid": "live-status",
+                "data-state": "closed",
+            },
+        )
+        document.body.append(self.status)
+        ctx.on_workspace_change(self._switch)
+
+    # -- the connection ----------------------------------------------------------------------
+
+    def _switch(self, ws) -> None:
+        self._close()
+        self.ws = ws or None
+        if self.ws:
+            self._open()
+
+    def _open(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        self._fresh, self._last_id = True, ""
+        self.source = EventSource.new(f"{workspace_url(self.ws)}/events")
+        handlers = {"open": self._on_open, "error": self._on_error}
+        handlers |= {kind: self._on_event for kind in KINDS}
+        for name, handler in handlers.items():
+
+            def call(event, handler=handler) -> None:
+                if generation == self._generation:  # an old stream's late event: ignore
+                    handler(event)
+
+            proxy = create_proxy(guard(call))
+            self.source.addEventListener(name, proxy)
+            self._proxies.append(proxy)
+
+    def _close(self) -> None:
+        self._generation += 1
+        if self.source is not None:
+            self.source.close()
+            self.source = None
+        for proxy in self._proxies:
+            proxy.destroy()
+        self._proxies = []
+        self._show_state("closed")
+
+    def _on_open(self, event) -> None:
+        self._attempt = 0
+        self._show_state("open")
+        if self._fresh or not self._last_id:
+            self._fresh = False
+            self._reread_all()  # changes made before this stream began are not replayed
+
+    def _on_error(self, event) -> None:
+        self._show_state("reconnecting")
+        if self.source is not None and self.source.readyState == CLOSED:
+            spawn(self._reopen(self._generation))
+
+    async def _reopen(self, generation: int) -> None:
+        await asyncio.sleep(retry_after(self._attempt))
+        self._attempt += 1
+        if generation == self._generation and self.ws:
+            ws = self.ws
+            self._close()
+            self.ws = ws
+            self._open()
+            self._show_state("reconnecting")
+
+    def _show_state(self, state: str) -> None:
+        self.status.dataset.state = state
+        self.status.hidden = state != "reconnecting"
+        self.status.textContent = OFFLINE_WORDS if state == "reconnecting" else ""
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _on_event(self, event) -> None:
+        if event.lastEventId:
+            self._last_id = str(event.lastEventId)
+        parsed = parse_event(str(event.type), str(event.data or ""))
+        if parsed is None:
+            return
+        if parsed.kind == RESET:
+            self._reread_all()
+            return
+        for frame in self._frames(parsed.path):
+            if parsed.kind == SAVED:
+                spawn(frame.saved_elsewhere(parsed.revision))
+            elif parsed.kind == MOVED:
+                frame.moved_elsewhere(parsed.to, parsed.revision)
+            elif parsed.kind == DELETED:
+                frame.deleted_elsewhere()
+
+    def _frames(self, path: str | None = None) -> list:
+        frameset = self.ctx.frameset
+        found = []
+        for frame in frameset.frames() if frameset else []:
+            session = getattr(frame, "session", None)
+            if (
+                frame.kind == INBOX
+                and session is not None
+                and session.ws == self.ws
+                and (path is None or session.path == path)
+            ):
+                found.append(frame)
+        return found
+
+    def _reread_all(self) -> None:
+        for frame in self._frames():
+            spawn(frame.reread())
