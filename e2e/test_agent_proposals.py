@@ -88,6 +88,7 @@ def test_an_agent_proposal_shows_in_every_window_and_applies_as_one_undo(
         expect(card).to_be_visible(timeout=SHOWS_WITHIN_MS)
         expect(card).to_contain_text("Claude Code proposes an edit of trip.md")
         expect(card).to_contain_text("Move the departure")
+        expect(card).to_have_attribute("data-path", "trip.md")
         # The diff is drawn by @codemirror/merge (no "+" marks): the proposed words show.
         expect(card.locator(".proposal-diff")).to_contain_text("Leave on Saturday.")
     assert editor_text(frame) == NOTE  # nothing changed until Apply

@@ -72,6 +72,7 @@ class AgentProposals:
             self.ctx, self.listeners, None, {"result": proposal}, url=f"{URL}/{quote(pid, safe='')}"
         )
         card.el.dataset.testid = "agent-proposal"
+        card.el.dataset.path = card.path  # the contract names the note on the card
         card.el.setAttribute("aria-label", title(proposal))
         card.el.querySelector(".proposal-title").textContent = title(proposal)
         if proposal.get("summary"):
