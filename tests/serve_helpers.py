@@ -1,5 +1,6 @@
-"""Real server processes for tests: a free loopback port, and `serve.py` started, waited for
-(until /api/health answers) and stopped, its log printed when it does not start."""
+"""Real servers for tests: a free loopback port; `serve.py` started, waited for (until
+/api/health answers) and stopped, its log printed when it does not start; and an app on a real
+uvicorn server in a thread of the test process (lifespan on, so streams are real streams)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,6 +24,30 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class InThreadServer:
+    """`app` served by uvicorn on a free loopback port in a daemon thread; `url` once started."""
+
+    def __init__(self, app) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert self.thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
 
 
 def clean_env(**settings: str) -> dict[str, str]:

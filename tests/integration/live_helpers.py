@@ -5,34 +5,23 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
-import socket
 import threading
 import time
 from dataclasses import dataclass
 
 import httpx
-import uvicorn
 from conftest import PASSWORDS
+
+from tests.serve_helpers import InThreadServer
 
 
 class Live:
     """The app on a real uvicorn server (lifespan on), so streams are real streams."""
 
     def __init__(self, app) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
+        self.served = InThreadServer(app)
+        self.port, self.url = self.served.port, self.served.url
+        self.served.start()
 
     def client(self, username: str) -> httpx.Client:
         client = httpx.Client(base_url=self.url, timeout=30)
@@ -43,8 +32,7 @@ class Live:
         return client
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
+        self.served.stop()
 
 
 @dataclass

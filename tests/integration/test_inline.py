@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,7 @@ from sqlalchemy import inspect, text
 
 from ambient.inline_context import CONTEXT_BYTES, SELECTION_BYTES, utf16_len
 from backend.logging import LOGGER_NAME, JsonFormatter
+from tests.serve_helpers import free_port
 
 URL = "/api/assistant/inline"
 CANARY = "CANARY-inline-5b1e-note-text"
@@ -225,9 +225,7 @@ def test_a_lone_surrogate_is_a_422_not_a_crash(alice_client):
 
 
 def test_an_unreachable_model_is_explained_and_changes_nothing(app_factory):
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()  # nothing listens on it
     app = app_factory(
         llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_timeout_seconds=2
     )

@@ -7,9 +7,6 @@ publication's timestamp in the same database instead of waiting ten minutes.
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
@@ -19,7 +16,6 @@ import anyio
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from assistant_helpers import CAVEAT, pointer
 from conftest import PASSWORDS
 from fastapi import FastAPI
@@ -37,6 +33,7 @@ from backend.assistant.tools import (
 from backend.db import utcnow
 from backend.models.outside_agents import ActiveNotePublication, PersonalAccessToken
 from tests.mcp_client import agent_http
+from tests.serve_helpers import InThreadServer
 
 TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes"}
 NOTE = "# Plan\n\nShip the MCP bridge on Friday.\n日本語のメモ\n"
@@ -47,31 +44,19 @@ class Live:
 
     def __init__(self, app: FastAPI) -> None:
         self.app = app
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.base = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_config=None, log_level="warning"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.served = InThreadServer(app)
+        self.port, self.base = self.served.port, self.served.url
         self.statuses: list[int] = []
         self.users: dict[str, httpx.Client] = {}
 
     def start(self) -> Live:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.02)
+        self.served.start()
         return self
 
     def stop(self) -> None:
         for client in self.users.values():
             client.close()
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
+        self.served.stop()
 
     # --- the page's side: cookie-authenticated REST ---
 
