@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,6 +16,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
+from sqlalchemy import orm
 from starlette.datastructures import Headers
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -46,7 +50,40 @@ from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
+from backend.services.revisions import purge_deleted
 from backend.services.users import Passwords
+
+log = logging.getLogger("ambient.app")
+# How often a running server forgets the history of notes deleted KEEP_DAYS days ago (it
+# also does at start-up): a deleted note's history lives at most this much past its 30 days.
+HISTORY_PURGE_SECONDS = 3600.0
+
+
+def purge_at_start(maker: orm.sessionmaker[orm.Session]) -> None:
+    """What expired while the server was down: delivery rows (they grant nothing any more)
+    and the history of notes deleted more than 30 days ago."""
+    now = utcnow()
+    with maker() as db:
+        purge_expired(db, now=now)
+    with maker() as db:
+        purge_deleted(db, now=now)
+
+
+def _purge_history(maker: orm.sessionmaker[orm.Session]) -> None:
+    with maker() as db:
+        purge_deleted(db, now=utcnow())
+
+
+async def _purge_history_periodically(maker: orm.sessionmaker[orm.Session]) -> None:
+    """The lifespan's task: purge deleted notes' history every HISTORY_PURGE_SECONDS, in a
+    worker thread (it writes); a failed purge is logged and tried again next time."""
+    while True:
+        await asyncio.sleep(HISTORY_PURGE_SECONDS)
+        try:
+            await asyncio.to_thread(_purge_history, maker)
+        except Exception:
+            log.exception("purging deleted notes' history failed")
+
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 CROSS_ORIGIN = "Cross-origin requests that change data are not allowed."
@@ -60,8 +97,9 @@ def create_app(settings: Settings) -> FastAPI:
     """Build the whole app from `settings`: nothing is built at import time.
 
     Steps: 1. refuse insecure settings; 2. logging; 3. database engine, migrations and the
-    purge of expired delivery rows; 4. demo seed; 5. the FastAPI app, error handlers and
-    middleware; 6. API routers; 7. the page, mounted last.
+    purge of expired delivery rows and of deleted notes' history (the lifespan purges that
+    hourly too); 4. demo seed; 5. the FastAPI app, error handlers and middleware; 6. API
+    routers; 7. the page, mounted last.
     """
     settings.check_secure()
     configure_logging(settings.log_level)
@@ -69,8 +107,7 @@ def create_app(settings: Settings) -> FastAPI:
     engine = build_engine(settings.resolved_database_url())
     upgrade_to_head(engine)
     sessionmaker = build_sessionmaker(engine)
-    with sessionmaker() as db:  # rows that expired while the server was down grant nothing
-        purge_expired(db, now=utcnow())
+    purge_at_start(sessionmaker)
     passwords = Passwords()
     if settings.demo:
         from backend.seed import seed_demo
@@ -81,10 +118,16 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.live.start()  # live notes: the event fan-out (and its listener)
+        purging = asyncio.create_task(
+            _purge_history_periodically(sessionmaker), name="ana-history-purge"
+        )
         try:
             async with app.state.mcp_sessions.run():  # the /mcp transport's task group
                 yield
         finally:
+            purging.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await purging
             await app.state.live.stop()
         engine.dispose()
 

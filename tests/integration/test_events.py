@@ -164,6 +164,29 @@ def test_a_user_may_hold_only_so_many_streams(live):
     again.close()
 
 
+def test_a_failed_backlog_read_gives_the_streams_place_back(live, monkeypatch):
+    """Streams whose Last-Event-ID replay fails, more of them than the cap: none holds a place."""
+    from backend.services import events as events_service
+
+    alice = live.client("alice")
+    alice.put(doc_url("b.md"), content=b"1")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the backlog read failed")
+
+    monkeypatch.setattr(events_service, "since", broken)
+    for _ in range(4):  # the cap is 3
+        failed = Stream(live.url, "team", alice.cookies, {"Last-Event-ID": "1"})
+        assert failed.status == 500
+        failed.close()
+    monkeypatch.undo()
+    s = stream(live, alice)
+    try:
+        assert s.status == 200
+    finally:
+        s.close()
+
+
 def test_signing_out_closes_the_sessions_streams_at_once(live):
     alice = live.client("alice")
     other = live.client("alice")  # another sign-in of the same user

@@ -161,6 +161,62 @@ def test_deleted_history_is_forgotten_after_thirty_days(app, db_session):
     assert db_session.scalar(select(func.count()).select_from(NoteRevision)) == 0
 
 
+def _deleted_then_recreated(app, db):
+    """`g.md` saved three times (three kept rows) and deleted, then a new note at `g.md` saved
+    twice: (the deleted note's uid, the new note's uid)."""
+    agent = Source.agent(app.state.test_user_ids["alice"], name="bot")  # never coalesces
+    old = service_save(db, "g.md", "v1", agent).uid
+    for text in ("v2", "v3"):
+        service_save(db, "g.md", text, agent)
+    documents.delete_document(db, workspace_id="personal", path="g.md", source=agent)
+    new = service_save(db, "g.md", "again 1", agent).uid
+    service_save(db, "g.md", "again 2", agent)
+    assert new != old
+    return old, new
+
+
+def _rows_of(db, uid) -> int:
+    db.rollback()  # a fresh read: the purge ran in another session
+    return db.scalar(
+        select(func.count()).select_from(NoteRevision).where(NoteRevision.document_uid == uid)
+    )
+
+
+def test_start_up_forgets_deleted_history_after_thirty_days_only(
+    app, app_factory, db_session, monkeypatch
+):
+    import backend.app
+
+    old, new = _deleted_then_recreated(app, db_session)
+    assert (_rows_of(db_session, old), _rows_of(db_session, new)) == (3, 1)
+    deleted_at = utcnow()
+    monkeypatch.setattr(backend.app, "utcnow", lambda: deleted_at + timedelta(days=29))
+    app_factory()  # a restart on the same database, 29 days on: all kept
+    assert (_rows_of(db_session, old), _rows_of(db_session, new)) == (3, 1)
+    monkeypatch.setattr(backend.app, "utcnow", lambda: deleted_at + timedelta(days=31))
+    app_factory()  # 31 days on: the deleted note's history is gone, the new note's is not
+    assert (_rows_of(db_session, old), _rows_of(db_session, new)) == (0, 1)
+
+
+def test_a_running_server_forgets_deleted_history_periodically(app, db_session, monkeypatch):
+    import time
+
+    from fastapi.testclient import TestClient
+
+    import backend.app
+
+    old, new = _deleted_then_recreated(app, db_session)
+    later = utcnow() + timedelta(days=31)
+    monkeypatch.setattr(backend.app, "utcnow", lambda: later)
+    monkeypatch.setattr(backend.app, "HISTORY_PURGE_SECONDS", 0.05)
+    with TestClient(app):  # the lifespan: its purge task runs
+        deadline = time.monotonic() + 10
+        while _rows_of(db_session, old):
+            assert time.monotonic() < deadline, "the running server never purged"
+            time.sleep(0.05)
+    assert _rows_of(db_session, new) == 1
+
+
 def test_retention_keeps_the_last_hundred_and_the_last_thirty_days(app, db_session):
     alice = app.state.test_user_ids["alice"]
     old = utcnow() - timedelta(days=90)

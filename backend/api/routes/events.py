@@ -7,6 +7,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
+import anyio
+import anyio.to_thread
 from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.concurrency import run_in_threadpool
@@ -58,8 +60,14 @@ async def stream_events(
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
     # The request's session would otherwise keep its pooled connection for the stream's whole
-    # life (it is closed after the response): give it back now, the checks are done.
-    db.close()
+    # life (it is closed after the response): give it back now, the checks are done. The
+    # checks' reads left a transaction open, so closing rolls back over the network: in a
+    # worker thread, as get_db does, never on the event loop.
+    if db.in_transaction():
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
+    else:
+        db.close()
     hub: Hub = request.app.state.live
     settings = request.app.state.settings
     if not hub.can_subscribe(user.id):
@@ -69,10 +77,17 @@ async def stream_events(
         user_session_id=getattr(request.state, "user_session_id", None),
         workspace_id=ws,
     )
-    after = _resume_point(last_event_id)
-    missed: list | None = []
-    if after is not None:
-        missed = None if after < 0 else await run_in_threadpool(_missed, request, ws, after)
+    # Subscribed before the backlog is read, so no event falls between the two; until the
+    # stream's own generator owns `sub`, any failure (the read's, a cancellation) gives its
+    # place back, or a user at the cap would be refused until the server restarts.
+    try:
+        after = _resume_point(last_event_id)
+        missed: list | None = []
+        if after is not None:
+            missed = None if after < 0 else await run_in_threadpool(_missed, request, ws, after)
+    except BaseException:
+        hub.unsubscribe(sub)
+        raise
 
     ends_at = time.monotonic() + settings.events_max_stream_seconds
 
