@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -104,13 +105,16 @@ def scope_refusal(tool: str, auth: Authority) -> dict | None:
     }
 
 
-class ScopedServer(MCPServer):
-    """The SDK's server, with tools/list narrowed to what the calling token's scope allows."""
-
-    async def _handle_list_tools(self, ctx, params) -> ListToolsResult:
-        auth: Authority = ctx.request.scope[AUTH_KEY]
-        listed = await self.list_tools()
-        return ListToolsResult(tools=[t for t in listed if auth.allows(TOOL_SCOPES[t.name])])
+async def tools_within_scope(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    """The SDK's public middleware: tools/list names only what the calling token's scope
+    allows (a call beyond it is refused by the tool itself, naming the scope needed)."""
+    result = await call_next(ctx)
+    if ctx.method != "tools/list":
+        return result
+    auth: Authority = ctx.request.scope[AUTH_KEY]  # set by McpGuard before the SDK runs
+    listed = ListToolsResult.model_validate(result)  # a model or its dict, as the chain hands it
+    allowed = [t for t in listed.tools if auth.allows(TOOL_SCOPES[t.name])]
+    return listed.model_copy(update={"tools": allowed})
 
 
 class _CheckedTool(Tool):
@@ -225,12 +229,13 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
         *_writing_tools(sessions, max_note_bytes),
     ]
     with _sdk_leaves_logging_alone():
-        return ScopedServer(
+        return MCPServer(
             "ambient-notes",
             instructions=INSTRUCTIONS,
             version=VERSION,
             log_level="WARNING",
             tools=tools,
+            middleware=[tools_within_scope],
         )
 
 
