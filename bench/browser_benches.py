@@ -23,7 +23,7 @@ from bench.plan import Plan
 from bench.publish_bench import publish
 from bench.servers import Client, app_server, note_text
 from bench.stats import figure
-from e2e.conftest import CHROMIUM_ARGS, READY_TIMEOUT_MS, chromium_path
+from support.browser import CHROMIUM_ARGS, READY_TIMEOUT_MS, chromium_path
 
 __all__ = ["chromium_path", "run"]
 

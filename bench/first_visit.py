@@ -26,7 +26,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from bench.pages import BARE_PYODIDE, INSTRUMENT
 from bench.plan import Plan
 from bench.stats import figure
-from e2e.conftest import CHROMIUM_ARGS, READY_TIMEOUT_MS, chromium_path
+from support.browser import CHROMIUM_ARGS, READY_TIMEOUT_MS, chromium_path
 
 # (name, Mbit/s, round-trip ms): a good home link and a slow one.
 LINKS = (("40 Mbit/s, 20 ms", 40, 20), ("10 Mbit/s, 40 ms", 10, 40))

@@ -29,7 +29,8 @@ from bench.browser_steps import log, open_note
 from bench.plan import Plan
 from bench.servers import WORKSPACE, Client, note_text, rss_kib
 from bench.stats import figure, percentile
-from e2e.conftest import READY_TIMEOUT_MS, Server
+from support.browser import READY_TIMEOUT_MS
+from support.servers import Server
 
 os.environ.setdefault("ANA_ROUTE_RATE_LIMIT", "1000000/minute")  # as backend_benches
 

@@ -162,9 +162,9 @@ def _postgres_databases(plan: Plan) -> Iterator[dict[str, str]]:
     pg_trgm takes a character into trigrams only if the locale calls it a letter or digit,
     so Japanese is indexed in the second and scanned in the first (docs/search.md).
     """
-    from tests.conftest import _start_cluster
+    from support.databases import start_cluster
 
-    cluster = _start_cluster()
+    cluster = start_cluster()
     try:
         urls = {"PostgreSQL (C locale)": cluster.create_database(f"bench_c_{os.getpid()}")}
         if plan.mode != "full":

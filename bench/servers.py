@@ -1,7 +1,7 @@
-"""Real servers for the benchmarks: serve.py (the e2e Server class) on SQLite or PostgreSQL.
+"""Real servers for the benchmarks: serve.py (support.servers.Server) on SQLite or PostgreSQL.
 
-PostgreSQL comes from the test setup's throwaway cluster helper (tests/conftest.py), imported
-rather than copied. A `Client` signs in once and sets up notes, key sessions and pointers.
+PostgreSQL comes from the throwaway cluster the tests use too (support/databases.py).
+A `Client` signs in once and sets up notes, key sessions and pointers.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import httpx
 
 from ambient.contract import KEY_SESSION_HEADER
 from ambient.pointer import HEADER_NAME, Pointer, Selection, encode, now_iso
-from e2e.conftest import Server
+from support.servers import Server
 
 WORKSPACE = "personal"
 USER = ("alice", "alice")
@@ -49,9 +49,9 @@ def app_server(database_url: str | None = None) -> Iterator[Server]:
 @contextlib.contextmanager
 def postgres_url() -> Iterator[str]:
     """A fresh database on a throwaway PostgreSQL cluster (the test setup's helper)."""
-    from tests.conftest import _start_cluster
+    from support.databases import start_cluster
 
-    cluster = _start_cluster()
+    cluster = start_cluster()
     try:
         yield cluster.create_database(f"bench_{os.getpid()}")
     finally:

@@ -9,7 +9,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import send
-from e2e.conftest import ROOT, Server, sign_in
+from e2e.conftest import Server, sign_in
+from support.servers import REPO as ROOT
 
 FRAMES = "[data-testid=frame]"
 

@@ -17,7 +17,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import open_note, send
-from e2e.conftest import ROOT, free_port, sign_in, wait_ready
+from e2e.conftest import sign_in, wait_ready
+from support.servers import REPO as ROOT
+from support.servers import free_port
 
 
 @dataclass

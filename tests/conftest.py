@@ -21,16 +21,11 @@ started on first use, for the limits shared across processes.
 
 from __future__ import annotations
 
-import glob
 import gzip
 import hashlib
 import itertools
 import json
 import os
-import shutil
-import subprocess
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,10 +35,9 @@ import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
-from tests.serve_helpers import free_port
+from support.databases import PgServer, start_cluster, throwaway_redis
 
 TEST_SECRET = "test-secret-not-the-default-0123456789"
 PASSWORDS = {"alice": "alice-password", "bob": "bob-password"}
@@ -55,125 +49,11 @@ WORLD = (
 _db_counter = itertools.count(1)
 
 
-# --- PostgreSQL ----------------------------------------------------------------------------
-
-
-def _pg_bindir() -> Path:
-    """Where initdb and pg_ctl live; fail (never skip) when PostgreSQL is not installed."""
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)
-    if candidates:
-        return Path(candidates[0]).parent
-    found = shutil.which("initdb")
-    if found:
-        return Path(found).parent
-    pytest.fail(
-        "PostgreSQL server binaries (initdb, pg_ctl) were not found. Install Debian's "
-        "`postgresql` package (./dev setup does it), or set ANA_TEST_POSTGRES_URL to a "
-        "server whose user may CREATE DATABASE.",
-        pytrace=False,
-    )
-
-
-class PgServer:
-    """A PostgreSQL server the tests may create databases on."""
-
-    def __init__(self, admin_url: str, stop: Callable[[], None] | None = None) -> None:
-        self.admin_url = make_url(admin_url)
-        self.stop = stop or (lambda: None)
-
-    def _admin(self) -> Any:
-        import psycopg
-
-        url = self.admin_url
-        params: dict[str, Any] = {
-            "dbname": url.database or "postgres",
-            "user": url.username,
-            "password": url.password,
-            "host": url.host or url.query.get("host"),
-            "port": url.port or url.query.get("port"),
-        }
-        return psycopg.connect(
-            **{k: v for k, v in params.items() if v is not None}, autocommit=True
-        )
-
-    def create_database(self, name: str) -> str:
-        with self._admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            conn.execute(f"CREATE DATABASE \"{name}\" ENCODING 'UTF8' TEMPLATE template0")
-        return self.admin_url.set(database=name).render_as_string(hide_password=False)
-
-    def drop_database(self, name: str) -> None:
-        with self._admin() as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _start_cluster() -> PgServer:
-    bindir = _pg_bindir()
-    root = Path(tempfile.mkdtemp(prefix="ana-pg-"))
-    data, log = root / "data", root / "server.log"
-    as_postgres: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        shutil.chown(root, user="postgres")
-        as_postgres = ["runuser", "-u", "postgres", "--"]
-    port = free_port()
-
-    def run(*args: str) -> None:
-        result = subprocess.run([*as_postgres, *args], check=False, capture_output=True, text=True)
-        if result.returncode != 0:
-            server_log = log.read_text() if log.exists() else ""
-            pytest.fail(
-                f"PostgreSQL test cluster: {' '.join(args[:2])} failed:\n"
-                f"{result.stdout}\n{result.stderr}\n{server_log}",
-                pytrace=False,
-            )
-
-    run(
-        str(bindir / "initdb"),
-        "-D",
-        str(data),
-        "-U",
-        "postgres",
-        "-A",
-        "trust",
-        "-E",
-        "UTF8",
-        "--locale=C",
-        "--no-sync",
-    )
-    options = (
-        f"-k {root} -p {port} -c listen_addresses='' -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-    )
-    run(
-        str(bindir / "pg_ctl"),
-        "-D",
-        str(data),
-        "-o",
-        options,
-        "-l",
-        str(log),
-        "-w",
-        "-t",
-        "60",
-        "start",
-    )
-
-    def stop() -> None:
-        subprocess.run(
-            [*as_postgres, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-            check=False,
-            capture_output=True,
-        )
-        shutil.rmtree(root, ignore_errors=True)
-
-    return PgServer(f"postgresql+psycopg://postgres@/postgres?host={root}&port={port}", stop)
-
-
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
     """One PostgreSQL server for the whole test session (started lazily, on first use)."""
     external = os.environ.get("ANA_TEST_POSTGRES_URL")
-    server = PgServer(external) if external else _start_cluster()
+    server = PgServer(external) if external else start_cluster()
     try:
         yield server
     finally:
@@ -194,55 +74,8 @@ def _fresh_pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A throwaway Redis (Debian's redis-server) on a free loopback port, for the session,
     started on first use; nothing is saved to disk."""
-    import redis
-
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail(
-            "redis-server was not found. Install Debian's `redis-server` package "
-            "(./dev setup does it).",
-            pytrace=False,
-        )
-    port = free_port()
-    work = tmp_path_factory.mktemp("redis")
-    with (work / "redis.log").open("wb") as log:
-        process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(work),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.RedisError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"redis-server did not start:\n{(work / 'redis.log').read_text()}")
-            time.sleep(0.05)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        client.close()
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    with throwaway_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import httpx
 from conftest import PASSWORDS
 
-from tests.serve_helpers import InThreadServer
+from support.servers import InThreadServer
 
 
 class Live:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.serve_helpers import ServeProcess, clean_env
+from support.servers import ServeProcess, clean_env
 
 SECRET = "forwarded-test-secret-0123456789abcdef"
 ATTEMPTS_PER_ADDRESS = 20  # backend.limits.throttle.SIGN_IN_PER_ADDRESS

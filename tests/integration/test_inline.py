@@ -16,7 +16,7 @@ from sqlalchemy import inspect, text
 
 from ambient.inline_context import CONTEXT_BYTES, SELECTION_BYTES, utf16_len
 from backend.logging import LOGGER_NAME, JsonFormatter
-from tests.serve_helpers import free_port
+from support.servers import free_port
 
 URL = "/api/assistant/inline"
 CANARY = "CANARY-inline-5b1e-note-text"

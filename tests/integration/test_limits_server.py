@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.serve_helpers import REPO, ServeProcess, clean_env, free_port
+from support.servers import REPO, ServeProcess, clean_env, free_port
 
 SECRET = "limits-test-secret-0123456789abcdef"
 DEMO = {"username": "alice", "password": "alice"}

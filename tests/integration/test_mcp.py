@@ -32,8 +32,8 @@ from backend.assistant.tools import (
 )
 from backend.db import utcnow
 from backend.models.outside_agents import ActiveNotePublication, PersonalAccessToken
+from support.servers import InThreadServer
 from tests.mcp_client import agent_http
-from tests.serve_helpers import InThreadServer
 
 TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes"}
 NOTE = "# Plan\n\nShip the MCP bridge on Friday.\n日本語のメモ\n"

@@ -12,7 +12,7 @@ import pytest
 
 from backend.app import create_app
 from backend.config import DEFAULT_SECRET_KEY, InsecureSettingsError, Settings, env_var_name
-from tests.serve_helpers import REPO, ServeProcess, clean_env
+from support.servers import REPO, ServeProcess, clean_env
 
 SERVE = REPO / "serve.py"
 

@@ -13,7 +13,7 @@ import pytest
 from live_helpers import END, Stream
 
 from ambient import pointer as codec
-from tests.serve_helpers import ServeProcess, clean_env
+from support.servers import ServeProcess, clean_env
 
 SECRET = "two-processes-share-this-secret-0123456789"
 PLAN = "# Plan\n\n- [ ] buy milk\n- [ ] call the bank\n"

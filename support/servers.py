@@ -1,19 +1,20 @@
-"""Real servers for tests: a free loopback port; `serve.py` started, waited for (until
-/api/health answers) and stopped, its log printed when it does not start; and an app on a real
-uvicorn server in a thread of the test process (lifespan on, so streams are real streams)."""
+"""Real servers for tests and benchmarks: a free loopback port; `serve.py` started, waited for
+(until /api/health answers) and stopped, its log in the error when it does not start (`Server`:
+the demo app so served); and an app on a real uvicorn server in a thread (lifespan on)."""
 
 from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import pytest
 import uvicorn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,7 +87,7 @@ class ServeProcess:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                pytest.fail(f"serve.py exited with {self.process.returncode}:\n{self.log()}")
+                raise RuntimeError(f"serve.py exited with {self.process.returncode}:\n{self.log()}")
             try:
                 if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
                     return
@@ -94,7 +95,9 @@ class ServeProcess:
                 pass
             time.sleep(0.1)
         self.stop()
-        pytest.fail(f"serve.py did not answer /api/health within {seconds:.0f} s:\n{self.log()}")
+        raise RuntimeError(
+            f"serve.py did not answer /api/health within {seconds:.0f} s:\n{self.log()}"
+        )
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -111,3 +114,56 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+@dataclass
+class Server:
+    """A serve.py process; `log()` is its output so far, printed when something fails."""
+
+    data_dir: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen | None = None
+    env: dict = field(default_factory=dict)  # extra ANA_* settings, e.g. a fake model server
+    _serving: ServeProcess | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir.parent / f"server-{self.port}.log"
+
+    def start(self) -> Server:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._serving = ServeProcess(
+            "--demo",
+            "--data-dir",
+            str(self.data_dir),
+            port=self.port,
+            log_path=self.log_path,
+            env={**os.environ, **self.env},
+            start_seconds=30,
+        )
+        self.process = self._serving.process
+        return self
+
+    def stop(self) -> None:
+        if self._serving is not None:
+            self._serving.stop()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def db(self) -> sqlite3.Connection:
+        """A read connection to the server's real SQLite file, to observe what it stored."""
+        connection = sqlite3.connect(self.data_dir / "ambient.db", timeout=5)
+        connection.row_factory = sqlite3.Row
+        return connection
+
+    def delivery_row(self, conversation_id: str) -> sqlite3.Row | None:
+        with self.db() as connection:
+            return connection.execute(
+                "SELECT * FROM agent_delivery_credentials WHERE conversation_id = ?",
+                (conversation_id,),
+            ).fetchone()

@@ -1,0 +1,31 @@
+"""Debian's Chromium, launched by path, with nothing allowed to leave the machine; and when a
+page of the app counts as ready."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+# Nothing may leave the machine: every host name but localhost resolves to nothing.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-extensions",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+]
+READY = "document.documentElement.dataset.ready === 'true'"
+READY_TIMEOUT_MS = 60_000
+
+
+def chromium_path() -> str:
+    """Debian's chromium (or ANA_CHROMIUM)."""
+    path = os.environ.get("ANA_CHROMIUM") or shutil.which("chromium")
+    if not path:
+        raise RuntimeError("Debian's chromium is not installed; ./dev setup installs it")
+    return path
