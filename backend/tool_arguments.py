@@ -282,7 +282,9 @@ def problem(exc: ValidationError) -> str:
         return f"{name} must be {_TYPES[kind]}."
     if kind == "string_too_short":
         return f"{name} must not be empty."
-    if kind == "string_too_long":
+    # A length limit on a Text (str plus its NUL check) is checked after the check, so
+    # pydantic names it too_long, as for a list: a string input still means characters.
+    if kind == "string_too_long" or (kind == "too_long" and isinstance(err.get("input"), str)):
         return f"{name} must be at most {ctx.get('max_length'):,} characters."
     if kind == "too_short":
         return f"{name} must not be empty."

@@ -86,3 +86,18 @@ def test_text_without_a_nul_is_still_accepted():
         {"edits": [{"find": "a\u0301", "replace": "\t\n"}], "summary": "fine"}
     )
     assert checked.summary == "fine"
+
+
+@pytest.mark.parametrize(
+    ("model", "arguments", "said"),
+    [
+        (args.McpSearchNotes, {"workspaceId": "p", "query": "q" * 201}, "'query' must be at most"),
+        (args.McpProposeEdit, {"edits": [{"append": "x"}], "summary": "s" * 201}, "'summary' must"),
+        (args.McpGetProposal, {"proposalId": ""}, "'proposalId' must not be empty."),
+    ],
+)
+def test_length_limits_on_text_still_speak_of_characters(model, arguments, said):
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate(arguments)
+    message = args.problem(caught.value)
+    assert message.startswith(said) and "items" not in message, message
