@@ -37,13 +37,9 @@ def check_path(path: object) -> str:
         raise PathError("The path must be relative to the workspace (no leading '/').")
     if "\\" in path:
         raise PathError("The path must use '/' as its separator, not '\\'.")
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in path):
-        raise PathError("The path contains a control character.")
-    if not INVISIBLE_CHARS.isdisjoint(path):
-        raise PathError(
-            "The path contains an invisible character (a bidirectional control or a "
-            "zero-width character)."
-        )
+    problem = character_problem(path)
+    if problem is not None:
+        raise PathError(f"The path contains {problem}.")
     if _utf8_len(path) > MAX_PATH_BYTES:
         raise PathError(f"The path is longer than {MAX_PATH_BYTES} bytes.")
     for segment in path.split("/"):
@@ -52,6 +48,17 @@ def check_path(path: object) -> str:
         if _utf8_len(segment) > MAX_SEGMENT_BYTES:
             raise PathError(f"A path segment is longer than {MAX_SEGMENT_BYTES} bytes.")
     return path
+
+
+def character_problem(text: str) -> str | None:
+    """The paths' character policy, for any name shown to people: None when `text` holds no
+    NUL or other C0/C1 control character and no bidirectional control or zero-width
+    character, else what it holds ("a control character"), to end a sentence with."""
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in text):
+        return "a control character"
+    if not INVISIBLE_CHARS.isdisjoint(text):
+        return "an invisible character (a bidirectional control or a zero-width character)"
+    return None
 
 
 def normalize_path(path: object) -> str:

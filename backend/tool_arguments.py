@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from ambient import edits as edit_rules
 from backend.services import search
@@ -20,6 +28,21 @@ class Arguments(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=False)
 
 
+NUL_CHARACTER = "nul_character"  # the pydantic error type of a text argument holding U+0000
+
+
+def no_nul(value: str) -> str:
+    """Refuse U+0000: PostgreSQL text cannot hold it, and no note, path or summary needs it,
+    so it is refused here, before any database work, on both channels."""
+    if "\x00" in value:
+        raise PydanticCustomError(NUL_CHARACTER, "The text contains a NUL character (U+0000).")
+    return value
+
+
+# Every free-text string argument: a str without NUL.
+Text = Annotated[str, AfterValidator(no_nul)]
+
+
 MaxBytes = Annotated[
     int | None,
     Field(
@@ -30,7 +53,7 @@ MaxBytes = Annotated[
     ),
 ]
 NotePath = Annotated[
-    str,
+    Text,
     Field(
         min_length=1,
         max_length=4096,
@@ -38,7 +61,7 @@ NotePath = Annotated[
     ),
 ]
 WorkspaceId = Annotated[
-    str,
+    Text,
     Field(
         min_length=1,
         max_length=64,
@@ -47,7 +70,7 @@ WorkspaceId = Annotated[
     ),
 ]
 Query = Annotated[
-    str,
+    Text,
     Field(
         min_length=1,
         max_length=search.MAX_QUERY_CHARS,
@@ -57,12 +80,12 @@ Query = Annotated[
 
 
 class FindReplace(Arguments):
-    find: str = Field(min_length=1)
-    replace: str
+    find: Text = Field(min_length=1)
+    replace: Text
 
 
 class Append(Arguments):
-    append: str
+    append: Text
 
 
 # -- the in-app assistant's tools (backend.assistant.registry) --------------------------------
@@ -124,11 +147,11 @@ class McpSearchNotes(Arguments):
 
 
 class HeadingAppend(Arguments):
-    heading: str = Field(
+    heading: Text = Field(
         min_length=1,
         description="A heading line of the note, such as '## Tasks', that occurs exactly once.",
     )
-    append: str = Field(description="Text added at the end of that heading's section.")
+    append: Text = Field(description="Text added at the end of that heading's section.")
 
 
 def _checked_edits(value: object, *, headings: bool) -> object:
@@ -140,7 +163,7 @@ def _checked_edits(value: object, *, headings: bool) -> object:
 
 
 class McpProposeEdit(Arguments):
-    workspace_id: str | None = Field(
+    workspace_id: Text | None = Field(
         None,
         alias="workspaceId",
         min_length=1,
@@ -153,7 +176,7 @@ class McpProposeEdit(Arguments):
         "(with workspaceId) for the note the user has open.",
     )
     edits: list[FindReplace | Append] = Field(min_length=1, max_length=edit_rules.MAX_EDITS)
-    summary: str | None = Field(
+    summary: Text | None = Field(
         None, max_length=200, description="One line for the user saying what the edit does."
     )
 
@@ -164,7 +187,7 @@ class McpProposeEdit(Arguments):
 
 
 class McpGetProposal(Arguments):
-    proposal_id: str = Field(
+    proposal_id: Text = Field(
         min_length=1,
         max_length=36,
         alias="proposalId",
@@ -175,13 +198,13 @@ class McpGetProposal(Arguments):
 class McpCreateNote(Arguments):
     workspace_id: WorkspaceId
     path: NotePath
-    text: str = Field(description="The new note's Markdown text.")
+    text: Text = Field(description="The new note's Markdown text.")
 
 
 class McpEditNote(Arguments):
     workspace_id: WorkspaceId
     path: NotePath
-    base_sha256: str = Field(
+    base_sha256: Text = Field(
         alias="baseSha256",
         pattern=r"^[0-9a-f]{16}$",
         description="The sha256 your last read of this note answered (16 lowercase hex "
@@ -238,7 +261,10 @@ _TYPES = {
 
 def problem(exc: ValidationError) -> str:
     """The first thing wrong with the arguments, in one plain sentence (never pydantic's text)."""
-    err = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # A NUL anywhere is named first: in an edit, the union's other shapes would otherwise
+    # speak first ("'edits' is required").
+    err = next((e for e in errors if e["type"] == NUL_CHARACTER), errors[0])
     loc = [str(part) for part in err["loc"] if not isinstance(part, int)]
     kind, ctx = err["type"], err.get("ctx") or {}
     if not loc and kind in ("model_type", "dict_type", "model_attributes_type"):
@@ -246,6 +272,8 @@ def problem(exc: ValidationError) -> str:
     name = f"'{loc[0]}'" if loc else "The arguments"
     if kind == "missing":
         return f"{name} is required."
+    if kind == NUL_CHARACTER:
+        return f"{name} contains a NUL character (U+0000), which text cannot hold."
     if kind == "extra_forbidden":
         return f"{name} is not an argument of this tool."
     if kind == "value_error" and "error" in ctx:
@@ -254,7 +282,9 @@ def problem(exc: ValidationError) -> str:
         return f"{name} must be {_TYPES[kind]}."
     if kind == "string_too_short":
         return f"{name} must not be empty."
-    if kind == "string_too_long":
+    # A length limit on a Text (str plus its NUL check) is checked after the check, so
+    # pydantic names it too_long, as for a list: a string input still means characters.
+    if kind == "string_too_long" or (kind == "too_long" and isinstance(err.get("input"), str)):
         return f"{name} must be at most {ctx.get('max_length'):,} characters."
     if kind == "too_short":
         return f"{name} must not be empty."

@@ -42,6 +42,8 @@ def parse_query(query: object) -> list[str]:
         raise InvalidQuery(f"The search is longer than {MAX_QUERY_CHARS} characters.")
     if not storable(query):
         raise InvalidQuery("The search contains a character that cannot be searched for.")
+    # NFC, like paths: "café" typed with a composed é or as e + U+0301 is one word.
+    query = unicodedata.normalize("NFC", query)
     terms: list[str] = []
     seen: set[str] = set()
     for word in query.split():
@@ -103,37 +105,57 @@ def _fts_phrase(term: str) -> str:
 
 
 def _matching(dialect: str, workspace_id: str, terms: list[str]) -> Select[int, str]:
-    """SELECT id, path of the workspace's notes that contain every term."""
+    """SELECT id, path of the workspace's notes that contain every term.
+
+    Notes are stored as typed, so each (NFC) term is looked for in NFC and in NFD: a note
+    that spells "café" with e + U+0301 is found by "café" and the other way round.
+    """
     stmt = select(Document.id, Document.path).where(Document.workspace_id == workspace_id)
-    long_terms = [t for t in terms if len(t) >= TRIGRAM]
-    short_terms = [t for t in terms if len(t) < TRIGRAM]
-    for term in short_terms:
+    fts_groups: list[str] = []
+    for term in terms:
+        forms = unicode_forms(term)
+        long_forms = [f for f in forms if len(f) >= TRIGRAM]
         # Trigrams cannot find 1-2 characters: LIKE within SQL over the notes the index left
         # (all of the workspace's notes when every word is short), once per spelling of the
         # word's case, since neither database folds letters beyond ASCII in LIKE (Ω and ω).
-        stmt = stmt.where(
-            or_(
-                *(
-                    Document.content.like(_like_pattern(spelling), escape=_LIKE_ESCAPE)
-                    for spelling in case_spellings(term)
-                )
-            )
-        )
-    if dialect == "postgresql":
-        # Each ILIKE is served by the trigram GIN index.
-        for term in long_terms:
-            stmt = stmt.where(Document.content.ilike(_like_pattern(term), escape=_LIKE_ESCAPE))
-        return stmt
-    if long_terms:
-        fts = table(FTS_TABLE)
-        phrases = " AND ".join(_fts_phrase(t) for t in long_terms)
-        matched: Select[Any] = (
-            select(literal_column("rowid"))
-            .select_from(fts)
-            .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=phrases))
-        )
-        stmt = stmt.where(Document.id.in_(matched))
+        found = [
+            Document.content.like(_like_pattern(spelling), escape=_LIKE_ESCAPE)
+            for form in forms
+            if len(form) < TRIGRAM
+            for spelling in case_spellings(form)
+        ]
+        if dialect == "postgresql":
+            # Each ILIKE is served by the trigram GIN index.
+            found += [
+                Document.content.ilike(_like_pattern(form), escape=_LIKE_ESCAPE)
+                for form in long_forms
+            ]
+        elif long_forms:
+            group = "(" + " OR ".join(_fts_phrase(f) for f in long_forms) + ")"
+            if len(found) == 0:
+                fts_groups.append(group)  # one MATCH for all such words, below
+            else:
+                found.append(Document.id.in_(_fts_rowids(group)))
+        if found:
+            stmt = stmt.where(or_(*found))
+    if fts_groups:
+        stmt = stmt.where(Document.id.in_(_fts_rowids(" AND ".join(fts_groups))))
     return stmt
+
+
+def _fts_rowids(fts_query: str) -> Select[Any]:
+    return (
+        select(literal_column("rowid"))
+        .select_from(table(FTS_TABLE))
+        .where(text(f"{FTS_TABLE} MATCH :fts_query").bindparams(fts_query=fts_query))
+    )
+
+
+def unicode_forms(term: str) -> list[str]:
+    """`term` in NFC and, when it differs, in NFD: the two ways a note may store it."""
+    nfc = unicodedata.normalize("NFC", term)
+    nfd = unicodedata.normalize("NFD", term)
+    return [nfc] if nfd == nfc else [nfc, nfd]
 
 
 def case_spellings(term: str) -> list[str]:
@@ -148,21 +170,59 @@ def case_spellings(term: str) -> list[str]:
 
 
 def place(content: str, terms: list[str]) -> tuple[int, str]:
-    """The line (1-based) and snippet of the earliest occurrence of any term in `content`."""
+    """The line (1-based) and snippet of the earliest occurrence of any term in `content`.
+
+    Terms and note are compared in NFC; the snippet is cut from the note as stored.
+    """
+    terms = [unicodedata.normalize("NFC", t) for t in terms]
     lowered = content.lower()
-    found = [i for i in (lowered.find(t.lower()) for t in terms) if i >= 0]
-    if found and len(lowered) == len(content):
-        pos = min(found)
-        return content.count("\n", 0, pos) + 1, snippet_at(content, pos)
-    # lower() changed the length (a few letters such as İ do), or the database folded a
-    # letter that lower() does not: look line by line with casefold().
+    if unicodedata.is_normalized("NFC", content):
+        found = [i for i in (lowered.find(t.lower()) for t in terms) if i >= 0]
+        if found and len(lowered) == len(content):
+            pos = min(found)
+            return content.count("\n", 0, pos) + 1, snippet_at(content, pos)
+    # lower() changed the length (a few letters such as İ do), the database folded a letter
+    # that lower() does not, or the note is not in NFC: look line by line with casefold() in
+    # NFC (which never joins or splits lines, so the numbers stay the note's own).
     lines = content.split("\n")
     for number, line in enumerate(lines, start=1):
-        folded = line.casefold()
-        at = [i for i in (folded.find(t.casefold()) for t in terms) if i >= 0]
-        if at:
-            return number, snippet_at(line, min(at) if len(folded) == len(line) else 0)
+        shown = unicodedata.normalize("NFC", line)
+        offset = _find_folded(shown, terms)
+        if offset is not None:
+            return number, snippet_at(line, _stored_offset(line, shown, offset))
+        offset = _find_folded(line, terms)  # "e" is in e + U+0301 as stored, not in its NFC é
+        if offset is not None:
+            return number, snippet_at(line, offset)
     return 1, snippet_at(lines[0], 0)
+
+
+def _find_folded(line: str, terms: list[str]) -> int | None:
+    """Where the earliest term occurs in `line`, case-folded (0 when folding changed the
+    length, so positions no longer line up), or None."""
+    folded = line.casefold()
+    at = [i for i in (folded.find(t.casefold()) for t in terms) if i >= 0]
+    if not at:
+        return None
+    return min(at) if len(folded) == len(line) else 0
+
+
+def _stored_offset(line: str, nfc_line: str, offset: int) -> int:
+    """The offset in `line` of what is at `offset` in its NFC form `nfc_line`.
+
+    Walks the line a character and its combining marks at a time (near enough where NFC
+    joins two starters, as in Hangul: the snippet cut is kept off marks anyway)."""
+    if line == nfc_line:
+        return offset
+    stored = shown = 0
+    while stored < len(line):
+        end = stored + 1
+        while end < len(line) and unicodedata.combining(line[end]):
+            end += 1
+        shown += len(unicodedata.normalize("NFC", line[stored:end]))
+        if shown > offset:
+            return stored
+        stored = end
+    return len(line)
 
 
 def snippet_at(window: str, offset: int) -> str:

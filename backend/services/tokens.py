@@ -12,9 +12,9 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
-from ambient.paths import under_folder
+from ambient.paths import character_problem, under_folder
 from backend.db import storable
-from backend.errors import NotFound
+from backend.errors import BadRequest, NotFound
 from backend.models.outside_agents import PersonalAccessToken
 
 TOKEN_PREFIX = "ana_pat_"  # makes a leaked token easy to recognise (and to scan for)
@@ -50,6 +50,16 @@ class Authority:
         return path is None or under_folder(path, self.folder)
 
 
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a token, or None. A token's name is shown to other members as
+    its agent's name, so it follows the paths' character policy: no NUL or other control
+    character, no bidirectional control or zero-width character (ambient.paths)."""
+    if not storable(name):
+        return "A token name must be valid Unicode text without a NUL character."
+    problem = character_problem(name)
+    return None if problem is None else f"A token name cannot contain {problem}."
+
+
 def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -68,8 +78,12 @@ def create_token(
     """Store a new token and return (row, raw token); the raw token is not stored.
 
     The caller has checked that the user is a member of `workspace_id` and that `folder`
-    is normalized (ambient.paths.normalize_folder).
+    is normalized (ambient.paths.normalize_folder); the route has refused a bad `name`
+    (name_problem) with its own 422, so this is only the last guard.
     """
+    problem = name_problem(name)
+    if problem is not None:
+        raise BadRequest(problem)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = PersonalAccessToken(
         id=str(uuid.uuid4()),

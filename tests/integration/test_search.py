@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import unicodedata
 from urllib.parse import quote
 
 import pytest
@@ -400,6 +401,10 @@ _NOTES = {
 }
 
 
+def _nfc(s: str) -> str:
+    return unicodedata.normalize("NFC", s)
+
+
 def _ascii_lower(s: str) -> str:
     return s.translate({c: c + 32 for c in range(ord("A"), ord("Z") + 1)})
 
@@ -423,5 +428,24 @@ def test_any_query_answers_200_or_422_and_only_true_matches(alice_client, q):
     for path, body in _NOTES.items():
         if all(_ascii_lower(w) in _ascii_lower(body) for w in words):
             assert path in got, (q, path)  # both databases fold ASCII at least
-        if path in got:
-            assert all(w.casefold() in body.casefold() for w in words), (q, path)
+        if path in got:  # in the note as stored or in NFC (é typed either way is one letter)
+            assert all(
+                w.casefold() in body.casefold() or _nfc(w).casefold() in _nfc(body).casefold()
+                for w in words
+            ), (q, path)
+
+
+@pytest.mark.parametrize(
+    ("stored", "typed"),
+    [("cafe\u0301", "caf\u00e9"), ("caf\u00e9", "cafe\u0301")],
+    ids=["nfd-note-nfc-query", "nfc-note-nfd-query"],
+)
+def test_a_word_is_found_whether_its_accents_are_composed_or_not(alice_client, stored, typed):
+    # The same word typed as é (U+00E9) or as e + U+0301: NFC on both sides.
+    put(alice_client, "menu.md", f"# Menu\n\nLe {stored} du coin\n")
+    put(alice_client, "other.md", "cafeteria\n")
+    for q in (typed, f"{typed} COIN", "\u00e9", "e\u0301", "f\u00e9 du"):
+        results = find(alice_client, q)
+        assert paths(results) == {"menu.md"}, q
+        # The line is the note's own and the snippet is cut from the note as stored.
+        assert results[0]["line"] == 3 and results[0]["snippet"] == f"Le {stored} du coin", q

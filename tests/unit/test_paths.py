@@ -13,6 +13,7 @@ from ambient.paths import (
     MAX_PATH_BYTES,
     MAX_SEGMENT_BYTES,
     PathError,
+    character_problem,
     check_path,
     is_valid_path,
     normalize_path,
@@ -200,3 +201,22 @@ def test_a_folder_reaches_only_the_notes_under_it():
     for bad in ("", "/abs", "a/../b", "a//b", 5):
         with pytest.raises(PathError):
             normalize_folder(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Claude Code", None),
+        ("caf\u00e9 \u65e5\u672c \U0001f916", None),
+        ("a\x00b", "a control character"),
+        ("a\x1fb", "a control character"),
+        ("a\x7fb", "a control character"),
+        ("a\x9fb", "a control character"),
+        ("a\u202eb", "an invisible character (a bidirectional control or a zero-width character)"),
+        ("a\u200bb", "an invisible character (a bidirectional control or a zero-width character)"),
+    ],
+)
+def test_the_character_policy_is_shared_with_other_names(text, problem):
+    # Token names (shown to other members) follow the paths' character policy.
+    assert character_problem(text) == problem
+    assert is_valid_path(text) is (problem is None)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 from ambient.paths import PathError, normalize_folder
 from backend.api.deps import CurrentUser, SessionDep
-from backend.db import storable, utcnow
+from backend.db import utcnow
 from backend.errors import BadRequest, error_responses
 from backend.services import tokens as tokens_service
 from backend.services import workspaces
@@ -76,8 +76,9 @@ class TokenOut(_Reach):
     responses=error_responses(400, 401, 403, 422),
 )
 def create_token(body: TokenIn, user: CurrentUser, db: SessionDep) -> TokenCreatedOut:
-    if not storable(body.name) or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in body.name):
-        raise BadRequest("A token name cannot contain control characters.")
+    problem = tokens_service.name_problem(body.name)
+    if problem is not None:
+        raise HTTPException(status_code=422, detail=problem)
     folder = None
     if body.folder is not None:
         try:
