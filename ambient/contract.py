@@ -5,6 +5,10 @@ from __future__ import annotations
 HEADER_NAME = "X-Ambient-Note"  # the pointer header (ambient.pointer encodes and decodes it)
 KEY_SESSION_HEADER = "X-Key-Session"  # the workspace key session a turn carries
 AMBIENT_OFF_HEADER = "X-Ambient-Off"  # "1": the user switched "this note" off (no pointer)
+# On a note's PUT: the save writes the screen's text after a conflict ("Keep mine"); it and
+# the text it replaces are each kept as their own revision (no coalescing).
+CONFLICT_RESOLUTION_HEADER = "X-Conflict-Resolution"
+KEEP_MINE = "keep-mine"  # its one value
 
 EDIT, PREVIEW, TODO, MINDMAP = "edit", "preview", "todo", "mindmap"
 VIEWS = (EDIT, PREVIEW, TODO, MINDMAP)  # an Inbox frame's views, in button order

@@ -120,6 +120,8 @@ def describe_validation_error(exc: RequestValidationError) -> str:
             parts.append(f"'{where}' is too long")
         elif "string_too_short" in kind or "too_short" in kind:
             parts.append(f"'{where}' is too short")
+        elif kind == "literal_error":
+            parts.append(f"'{where}' must be {err.get('ctx', {}).get('expected', 'another value')}")
         else:
             parts.append(f"'{where}' has the wrong type or format")
     return "The request is invalid: " + "; ".join(parts) + "."

@@ -215,12 +215,18 @@ def replace_text(
 
 
 def _read_for_write(
-    db: Session, *, workspace_id: str, path: str, source: Source, now: datetime
+    db: Session,
+    *,
+    workspace_id: str,
+    path: str,
+    source: Source,
+    now: datetime,
+    keep_replaced: bool = False,
 ) -> tuple[Head | None, str | None]:
     """(head, the text to keep or None when the save coalesces); the read transaction ends."""
     head = head_of(db, workspace_id=workspace_id, path=path)
     old_text = None
-    if head is not None and not revisions.coalesces(head, source, now):
+    if head is not None and (keep_replaced or not revisions.coalesces(head, source, now)):
         old_text = db.scalar(
             select(Document.content).where(
                 Document.id == head.id, Document.revision == head.revision
@@ -245,6 +251,7 @@ def save_document(
     source: Source,
     if_match: int | None = None,
     create_only: bool = False,
+    keep_replaced: bool = False,
     now: datetime | None = None,
 ) -> tuple[Document, bool]:
     """Write a note; returns (document, created).
@@ -252,7 +259,9 @@ def save_document(
     `if_match` updates only that revision (Conflict otherwise, nothing changed);
     `create_only` only creates (PreconditionFailed if it exists); neither creates or overwrites.
     The replaced text goes to the history (SPEC §15) and a `saved` event is published after
-    the commit (SPEC §13).
+    the commit (SPEC §13). `keep_replaced` keeps the replaced text as its own revision even
+    when the save would coalesce with it (a save that resolves a conflict: the text it
+    overwrites came from elsewhere and must stay in the history).
     """
     path = valid_path(path)
     size = check_text(content, max_bytes=max_bytes)
@@ -262,7 +271,12 @@ def save_document(
     for attempt in range(_MAX_RETRIES):
         _back_off(attempt)
         head, old_text = _read_for_write(
-            db, workspace_id=workspace_id, path=path, source=source, now=now
+            db,
+            workspace_id=workspace_id,
+            path=path,
+            source=source,
+            now=now,
+            keep_replaced=keep_replaced,
         )
         if head is _MOVED_ON:
             continue

@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pytest
 from sqlalchemy import func, select
 
+from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from backend.db import utcnow
 from backend.models.history import NoteRevision
 from backend.services import documents
@@ -395,3 +396,46 @@ def test_the_current_hash_is_the_committed_texts_never_a_rolled_back_ones(app, a
     assert items[0]["revision"] == rev + 1
     assert items[0]["sha256"] == hashlib.sha256(b"kept\n").hexdigest()[:16]
     assert items[1]["sha256"] == hashlib.sha256(b"one\n").hexdigest()[:16]
+
+
+def test_keep_mine_keeps_the_text_it_overwrites_as_its_own_revision(alice_client):
+    """Two windows of alice's, a same-line conflict, Keep mine: both texts stay in the history,
+    though each save alone would coalesce (same user, page edits, within five minutes)."""
+    put(alice_client, "k.md", "start\n")  # revision 1: created
+    put(alice_client, "k.md", "JR pass 3 days\n")  # A, the main window
+    b = put(alice_client, "k.md", "JR pass 7 days\n")  # B, the pop-out: coalesces into A's run
+    r = alice_client.put(
+        url("k.md"),
+        content=b"JR pass 5 days\n",  # C, the main window's Keep mine
+        headers={"If-Match": f'"{b}"', CONFLICT_RESOLUTION_HEADER: KEEP_MINE},
+    )
+    assert r.status_code == 200, r.text
+    c = r.json()["revision"]
+    items = history(alice_client, "k.md")
+    assert [i["revision"] for i in items] == [c, b, 1]
+    assert text_at(alice_client, "k.md", b) == "JR pass 7 days\n"
+    assert text_at(alice_client, "k.md", c) == "JR pass 5 days\n"
+    assert alice_client.get(url("k.md")).text == "JR pass 5 days\n"
+    # Without the header the same kind of save coalesces as before: C's text is replaced.
+    put(alice_client, "k.md", "JR pass 5 days!\n", if_match=c)
+    assert [i["revision"] for i in history(alice_client, "k.md")] == [c + 1, b, 1]
+
+
+def test_a_conflict_resolution_other_than_keep_mine_is_422_and_saves_nothing(alice_client):
+    rev = put(alice_client, "k.md", "start\n")
+    r = alice_client.put(
+        url("k.md"),
+        content=b"other\n",
+        headers={"If-Match": f'"{rev}"', CONFLICT_RESOLUTION_HEADER: "keep-theirs"},
+    )
+    assert r.status_code == 422, r.text
+    assert CONFLICT_RESOLUTION_HEADER in r.json()["detail"] and KEEP_MINE in r.json()["detail"]
+    assert alice_client.get(url("k.md")).text == "start\n"
+    assert [i["revision"] for i in history(alice_client, "k.md")] == [rev]
+
+
+def test_the_conflict_resolution_header_is_in_the_openapi(client):
+    put_op = client.get("/api/openapi.json").json()["paths"][BASE]["put"]
+    header = next(p for p in put_op["parameters"] if p["name"] == CONFLICT_RESOLUTION_HEADER)
+    assert header["in"] == "header" and header["schema"]["enum"] == [KEEP_MINE]
+    assert "422" in put_op["responses"]

@@ -51,13 +51,15 @@ class FakeServer:
 
     def __init__(self, text: str = "") -> None:
         self.text, self.revision, self.puts = text, 1, []
+        self.resolves: list[bool] = []  # each PUT's third argument, in order
         self.down = False
         self.hold: asyncio.Event | None = None
         self.apply_then_fail = False
         self.gets = 0
 
-    async def put(self, text: str, revision: str | None) -> PutResult:
+    async def put(self, text: str, revision: str | None, resolves: bool) -> PutResult:
         self.puts.append(text)
+        self.resolves.append(resolves)
         if self.hold is not None:
             await self.hold.wait()
         if self.down:
@@ -190,6 +192,44 @@ def test_conflict_stops_and_keep_mine_overwrites_the_latest() -> None:
     run(scenario())
 
 
+def test_only_the_save_after_keep_mine_and_its_retries_say_they_resolve_a_conflict() -> None:
+    async def scenario():
+        editor, server, saver, _ = make()
+        editor.type(" one")
+        assert await saver.flush() and server.resolves == [False]
+        server.someone_else_saves("theirs")  # the other window, same line
+        editor.type(" mine")
+        assert not await saver.flush() and saver.state == CONFLICT
+        server.down = True  # the Keep mine save is retried while offline: each try says so
+        saver.keep_mine()
+        await until(lambda: len(server.puts) >= 4)
+        server.down = False
+        assert await saver.flush() and server.text == "start one mine"
+        assert server.resolves[1] is False and all(server.resolves[2:])
+        assert len(server.resolves) >= 4
+        editor.type(" later")
+        assert await saver.flush() and server.resolves[-1] is False
+
+    run(scenario())
+
+
+def test_a_newer_copy_met_while_keeping_mine_ends_the_resolution() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(text="a\nb")
+        server.someone_else_saves("a\nb theirs")
+        editor.type(" mine")
+        assert not await saver.flush() and saver.state == CONFLICT
+        server.someone_else_saves("a\nb theirs\nc")  # a third save lands before Keep mine's
+        saver.keep_mine()
+        assert not await saver.flush() and saver.state == CONFLICT  # that PUT lost: 409, clash
+        assert saver.resolving is False and server.resolves[-1] is True
+        saver.keep_mine()
+        assert await saver.flush() and server.text == "a\nb mine"
+        assert server.resolves[-1] is True and saver.resolving is False
+
+    run(scenario())
+
+
 def test_take_theirs_and_copy_use_accept() -> None:
     async def scenario():
         editor, server, saver, _ = make()
@@ -240,12 +280,12 @@ def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
         editor, server, saver, _ = make()
         calls = []
 
-        async def failing(text, revision):
+        async def failing(text, revision, resolves):
             calls.append(text)
             return (
                 PutResult("error", message="Too large.")
                 if len(calls) == 1
-                else await server.put(text, revision)
+                else await server.put(text, revision, resolves)
             )
 
         saver._put = failing

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from js import window
 
+from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from app.api_model import ApiError, OfflineError, doc_url, parse_etag, workspace_url
 
 TIMEOUT = 15.0
@@ -184,13 +185,17 @@ class Api:
         *,
         if_match: str | None = None,
         create_only: bool = False,
+        keep_mine: bool = False,
     ) -> Reply:
-        """PUT the raw text; the caller reads 409/412 itself (conflicts are not errors)."""
+        """PUT the raw text; the caller reads 409/412 itself (conflicts are not errors).
+        `keep_mine`: this save resolves a conflict (the text it replaces stays a revision)."""
         headers = {}
         if if_match:
             headers["If-Match"] = f'"{if_match}"'
         if create_only:
             headers["If-None-Match"] = "*"
+        if keep_mine:
+            headers[CONFLICT_RESOLUTION_HEADER] = KEEP_MINE
         return await self.call("PUT", doc_url(ws, path), body=text, headers=headers)
 
     async def create(self, ws: str, path: str, text: str) -> str | None:

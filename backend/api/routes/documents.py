@@ -10,12 +10,14 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Response
 from fastapi import Path as FastPath
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_json
 from sqlalchemy.orm import Session
 from starlette.convertors import Convertor, register_url_convertor
 
+from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from backend.api.deps import (
     MAX_REVISION,
     CurrentUser,
@@ -62,6 +64,17 @@ IfMatch = Annotated[
 ]
 IfNoneMatch = Annotated[
     str | None, Header(description="`*`: create only (412 if the note exists).")
+]
+ConflictResolution = Annotated[
+    str | None,
+    Header(
+        alias=CONFLICT_RESOLUTION_HEADER,
+        json_schema_extra={"enum": [KEEP_MINE]},
+        description=(
+            f"`{KEEP_MINE}`: this save resolves a conflict with the screen's text; the text it "
+            "replaces is kept as its own revision (never coalesced). Any other value: 422."
+        ),
+    ),
 ]
 
 
@@ -348,6 +361,24 @@ def get_document(ws: MemberWorkspace, path: NotePath, db: SessionDep) -> Respons
     return _note_response(db, ws, path)
 
 
+def _resolves_conflict(value: str | None) -> bool:
+    """Whether the PUT resolves a conflict ("keep-mine"); any other value is a 422."""
+    if value is None:
+        return False
+    if value != KEEP_MINE:
+        raise RequestValidationError(
+            [
+                {
+                    "type": "literal_error",
+                    "loc": ("header", CONFLICT_RESOLUTION_HEADER),
+                    "msg": f"Input should be '{KEEP_MINE}'",
+                    "ctx": {"expected": f"'{KEEP_MINE}'"},
+                }
+            ]
+        )
+    return True
+
+
 @router.put(
     "/{path:notepath}",
     response_model=SavedDocument,
@@ -356,7 +387,7 @@ def get_document(ws: MemberWorkspace, path: NotePath, db: SessionDep) -> Respons
     responses={
         200: {"description": "Saved", "headers": _ETAG_HEADER},
         201: {"model": SavedDocument, "description": "Created", "headers": _ETAG_HEADER},
-        **error_responses(400, 401, 403, 409, 412, 413),
+        **error_responses(400, 401, 403, 409, 412, 413, 422),
     },
 )
 def put_document(
@@ -369,7 +400,9 @@ def put_document(
     response: Response,
     if_match: IfMatch = None,
     if_none_match: IfNoneMatch = None,
+    conflict_resolution: ConflictResolution = None,
 ) -> SavedDocument:
+    keep_replaced = _resolves_conflict(conflict_resolution)
     # The autosave right after the page applied a proposal in its editor is the assistant's
     # (or, for an outside agent's proposal, that agent's: SPEC §14).
     proposal_id = proposals_service.awaiting_editor_save(
@@ -388,6 +421,7 @@ def put_document(
         source=source,
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
+        keep_replaced=keep_replaced,
     )
     if proposal_id:
         proposals_service.record_editor_save(db, proposal_id=proposal_id, revision=doc.revision)

@@ -47,7 +47,7 @@ class Autosaver:
         base: str,
         read: Callable[[], tuple[int, str]],
         mark_saved: Callable[[int], bool],
-        put: Callable[[str, str | None], Awaitable[PutResult]],
+        put: Callable[[str, str | None, bool], Awaitable[PutResult]],
         latest: Callable[[], Awaitable[tuple[str | None, str | None]]],
         on_state: Callable[[str, str], None],
         show: Callable[[str, str], None],
@@ -59,6 +59,9 @@ class Autosaver:
         self.state = SAVED
         self.detail = ""
         self.theirs: tuple[str | None, str | None] | None = None
+        # The next save writes the screen's text over a conflict (Keep mine): `put` is told
+        # (its third argument), so that the text it overwrites stays its own revision.
+        self.resolving = False
         self._read, self._mark_saved = read, mark_saved
         self._put, self._latest, self._on_state, self._show = put, latest, on_state, show
         self.delay, self.backoff = delay, backoff
@@ -110,6 +113,7 @@ class Autosaver:
         self.base, self.revision = self.theirs
         self.base = self.base or ""
         self.theirs = None
+        self.resolving = True
         self._set(PENDING)
         self._kick()
 
@@ -117,6 +121,7 @@ class Autosaver:
         """`text`, read at change count `seen`, is now saved as `revision` (take theirs, copy,
         restore)."""
         self.revision, self.theirs, self.base = revision, None, text
+        self.resolving = False
         if self._mark_saved(seen):
             self._set(PENDING)
             self._kick()
@@ -183,6 +188,7 @@ class Autosaver:
         Read, decide and show happen with no await in between, so no keystroke slips in.
         """
         seen, mine = self._read()
+        self.resolving = False  # a newer saved copy: merged, or a new conflict to resolve
         outcome = reconcile(self.base, theirs, mine)
         if outcome.kind == CLASH:
             self.theirs = (theirs, revision)
@@ -208,7 +214,7 @@ class Autosaver:
             if task is not None and task is not asyncio.current_task():
                 task.cancel()
         self._timer = self._task = None
-        self.revision, self.base, self.theirs = None, "", None
+        self.revision, self.base, self.theirs, self.resolving = None, "", None, False
         seen, _text = self._read()
         self._mark_saved(seen)  # re-arms the editor: its next edit calls changed()
         self._set(DELETED)
@@ -257,7 +263,7 @@ class Autosaver:
             seen, text = self._read()
             self._set(SAVING)
             try:
-                result = await self._put(text, self.revision)
+                result = await self._put(text, self.revision, self.resolving)
                 if result.status == "conflict":
                     theirs = await self._latest()
                     if theirs[0] == text:  # our own earlier write landed after all
@@ -281,6 +287,7 @@ class Autosaver:
                 self._set(ERROR, result.message or "The note could not be saved.")
                 return
             attempt = 0
+            self.resolving = False  # saved: the conflict is resolved, later saves are ordinary
             self.revision, self.base = result.revision, text
             if not self._mark_saved(seen):
                 self._set(SAVED)

@@ -63,8 +63,10 @@ class NoteSession:
 
     # -- the saver's I/O -------------------------------------------------------------------
 
-    async def _put(self, text: str, revision: str | None) -> PutResult:
-        reply = await self.ctx.api.write(self.ws, self.path, text, if_match=revision)
+    async def _put(self, text: str, revision: str | None, resolves: bool) -> PutResult:
+        reply = await self.ctx.api.write(
+            self.ws, self.path, text, if_match=revision, keep_mine=resolves
+        )
         if reply.status < 300:
             return PutResult("ok", revision_of(reply))
         if reply.status in (409, 412):
