@@ -41,11 +41,21 @@ class SessionOut(BaseModel):
 
 
 def cookie_is_secure(request: Request, settings: Settings) -> bool:
-    """Explicit setting, else Secure when the request came over HTTPS (or a proxy says so)."""
+    """Explicit setting, else Secure when the request came over HTTPS (or a trusted proxy
+    says so).
+
+    X-Forwarded-Proto is believed only from a direct peer named in trusted_proxies: anyone
+    else could send it to set the flag. (Under `serve`, uvicorn already rewrote the scheme
+    from a trusted proxy's header, and the peer is then the forwarded client.)
+    """
     if settings.cookie_secure is not None:
         return settings.cookie_secure
+    if request.url.scheme == "https":
+        return True
+    if not settings.trusts_proxy(request.client.host if request.client else None):
+        return False
     forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-    return request.url.scheme == "https" or forwarded == "https"
+    return forwarded == "https"
 
 
 @router.post(
