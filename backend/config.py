@@ -100,7 +100,7 @@ class Settings(BaseSettings):
     cookie_secure: bool | None = Field(
         None,
         description="Mark the session cookie Secure. Empty means automatic: Secure when the "
-        "request arrived over HTTPS (directly or per X-Forwarded-Proto).",
+        "request arrived over HTTPS (directly or per a trusted proxy's X-Forwarded-Proto).",
     )
     web_dir: Path | None = Field(
         None,
@@ -202,6 +202,24 @@ class Settings(BaseSettings):
     def trusted_proxy_list(self) -> list[str]:
         """The proxies named in trusted_proxies (empty: forwarded headers are not believed)."""
         return [p.strip() for p in self.trusted_proxies.split(",") if p.strip()]
+
+    def trusts_proxy(self, peer: str | None) -> bool:
+        """Whether the direct peer `peer` is one of trusted_proxies (an address or a network;
+        `*` as uvicorn reads it: everyone). A peer that is no IP address is never trusted."""
+        proxies = self.trusted_proxy_list()
+        if "*" in proxies:
+            return True
+        try:
+            address = ipaddress.ip_address(peer or "")
+        except ValueError:
+            return False
+        for proxy in proxies:
+            try:
+                if address in ipaddress.ip_network(proxy, strict=False):
+                    return True
+            except ValueError:  # not an address: uvicorn may take it (a socket path), we don't
+                continue
+        return False
 
     def check_secure(self) -> None:
         """Refuse the development secret outside demo mode, and demo mode off loopback."""

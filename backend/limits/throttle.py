@@ -17,7 +17,10 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import Request
 from limits import RateLimitItem, parse
 from limits.storage import storage_from_string
@@ -30,6 +33,8 @@ SIGN_IN_PER_ADDRESS = parse("20/minute")
 # Password checks run one at a time: argon2 takes 64 MiB and ~0.1 s of a core per check, so
 # a burst of sign-ins queues instead of multiplying the server's memory.
 PASSWORD_CHECKS_AT_ONCE = 1
+# How often a sign-in waiting for the password slot looks again (it waits on the event loop).
+SLOT_POLL_SECONDS = 0.005
 TOO_MANY_SIGN_INS = "Too many sign-in attempts. Please wait a minute and try again."
 TOO_MANY_CALLS = "Too many requests in a short time. Please wait a moment and try again."
 
@@ -63,23 +68,46 @@ class Throttle:
             self._give_back(item, ids)
             raise TooManyRequests(message, retry_after=self.retry_after(item, *ids))
 
-    def begin_sign_in(self, username: str, address: str) -> None:
-        """Count an attempt before its password is checked; TooManyRequests when over.
+    @asynccontextmanager
+    async def password_slot(self) -> AsyncIterator[None]:
+        """Hold one of the password slots; wait for it on the event loop, not in a thread.
 
-        Counting first means a burst sent in parallel cannot all slip past the limit while
-        their passwords are still being checked; `sign_in_succeeded` gives the count back.
+        A burst of sign-ins then queues without taking the worker threads that every sync
+        route needs. The slot is a thread semaphore polled, not an event-loop lock, so it
+        works whatever loop each request runs on.
         """
-        self._take(SIGN_IN_PER_USERNAME, ("sign-in-user", username), TOO_MANY_SIGN_INS)
+        while not self.password_slots.acquire(blocking=False):
+            await anyio.sleep(SLOT_POLL_SECONDS)
         try:
-            self._take(SIGN_IN_PER_ADDRESS, ("sign-in-address", address), TOO_MANY_SIGN_INS)
-        except TooManyRequests:
-            self._give_back(SIGN_IN_PER_USERNAME, ("sign-in-user", username))
-            raise
+            yield
+        finally:
+            self.password_slots.release()
 
-    def sign_in_succeeded(self, username: str, address: str) -> None:
-        """A success clears the username's count and does not count against the address."""
+    def check_sign_in(self, username: str, address: str) -> None:
+        """TooManyRequests when the username or the address is over its count of failures.
+
+        Only failures count (`sign_in_failed`): checking counts nothing, so any number of
+        correct sign-ins, however many at once, never refuse one another. The route checks
+        once on the event loop (a cheap early 429) and again holding the password slot,
+        just before the password is verified: checks run one at a time, so each sees every
+        failure recorded before it and a parallel burst of guesses cannot overshoot (within
+        a process; N processes sharing Redis may let N - 1 extra guesses through at once).
+        """
+        for item, ids in (
+            (SIGN_IN_PER_USERNAME, ("sign-in-user", username)),
+            (SIGN_IN_PER_ADDRESS, ("sign-in-address", address)),
+        ):
+            if not self.limiter.test(item, *ids):
+                raise TooManyRequests(TOO_MANY_SIGN_INS, retry_after=self.retry_after(item, *ids))
+
+    def sign_in_failed(self, username: str, address: str) -> None:
+        """Count one failed attempt against the username and the address."""
+        self.limiter.hit(SIGN_IN_PER_USERNAME, "sign-in-user", username)
+        self.limiter.hit(SIGN_IN_PER_ADDRESS, "sign-in-address", address)
+
+    def sign_in_succeeded(self, username: str) -> None:
+        """A success clears the username's failures (the address keeps its count)."""
         self.limiter.clear(SIGN_IN_PER_USERNAME, "sign-in-user", username)
-        self._give_back(SIGN_IN_PER_ADDRESS, ("sign-in-address", address))
 
     def hit_route(self, route: str, user_key: str | int) -> None:
         """Count one call of an expensive route by one user; TooManyRequests when over."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 
@@ -9,6 +10,10 @@ import limits.storage.memory as limits_memory
 import pytest
 from conftest import PASSWORDS, seed_world, sign_in
 from fastapi.testclient import TestClient
+
+from backend.limits.throttle import SIGN_IN_PER_ADDRESS, SIGN_IN_PER_USERNAME
+
+AT_ONCE = 8  # more than the 5 failures a username may have in a minute
 
 
 class Clock:
@@ -42,6 +47,76 @@ def test_the_username_lock_lasts_until_the_minute_has_passed(app, clock):
     assert 29 <= int(refused.headers["Retry-After"]) <= 31
     clock.now += 31
     sign_in(client, "alice")
+
+
+class HeldSlot:
+    """Stands in for the password slot: refuses everyone until `opened`, then one at a time,
+    so requests sent at once really are in flight together when their passwords are checked."""
+
+    def __init__(self) -> None:
+        self.waiting: set[int] = set()  # each request runs on its own thread in TestClient
+        self.opened = threading.Event()
+        self.one_at_a_time = threading.Lock()
+
+    def acquire(self, blocking: bool = True) -> bool:
+        self.waiting.add(threading.get_ident())
+        if not blocking:
+            return self.opened.is_set() and self.one_at_a_time.acquire(blocking=False)
+        assert self.opened.wait(timeout=60)
+        return self.one_at_a_time.acquire()
+
+    def release(self) -> None:
+        self.one_at_a_time.release()
+
+    def __enter__(self) -> None:
+        self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _sign_ins_at_once(app, bodies: list[dict[str, str]]) -> list[int]:
+    """POST every body in its own thread; the password checks start once all are in."""
+    slot = HeldSlot()
+    app.state.throttle.password_slots = slot
+    statuses: list[int | None] = [None] * len(bodies)
+
+    def send(i: int) -> None:
+        statuses[i] = TestClient(app).post("/api/session", json=bodies[i]).status_code
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(bodies))]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    while len(slot.waiting) + sum(s is not None for s in statuses) < len(bodies):
+        assert time.monotonic() < deadline, statuses
+        time.sleep(0.01)
+    slot.opened.set()
+    for t in threads:
+        t.join(timeout=60)
+    assert all(s is not None for s in statuses), statuses
+    return [s for s in statuses if s is not None]
+
+
+def test_correct_sign_ins_at_once_are_never_refused(app):
+    correct = {"username": "alice", "password": PASSWORDS["alice"]}
+    assert _sign_ins_at_once(app, [correct] * AT_ONCE) == [200] * AT_ONCE
+
+
+def test_correct_sign_ins_do_not_count_against_the_address(app):
+    client = TestClient(app)
+    for i in range(SIGN_IN_PER_ADDRESS.amount + 1):
+        sign_in(client, ("alice", "bob")[i % 2])
+
+
+def test_wrong_passwords_at_once_still_end_in_429(app):
+    wrong = {"username": "alice", "password": "wrong"}
+    statuses = sorted(_sign_ins_at_once(app, [wrong] * AT_ONCE))
+    failures = SIGN_IN_PER_USERNAME.amount
+    assert statuses == [401] * failures + [429] * (AT_ONCE - failures)
+    # The username is locked now, even for the correct password.
+    correct = {"username": "alice", "password": PASSWORDS["alice"]}
+    assert TestClient(app).post("/api/session", json=correct).status_code == 429
 
 
 def test_turns_and_tool_calls_are_limited_per_user(app_factory):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from conftest import PASSWORDS, TEST_SECRET, seed_world, sign_in
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
@@ -44,13 +45,31 @@ def test_cookie_is_secure_over_https(app):
     )
 
 
-def test_cookie_is_secure_behind_a_tls_proxy(client):
-    response = client.post(
-        "/api/session",
-        json={"username": "bob", "password": "bob-password"},
-        headers={"X-Forwarded-Proto": "https"},
-    )
-    assert "Secure" in _cookie_header(response)
+BOB = {"username": "bob", "password": "bob-password"}
+HTTPS_PROXY = {"X-Forwarded-Proto": "https"}
+
+
+def test_cookie_is_secure_behind_a_tls_proxy(app_factory):
+    app = app_factory(trusted_proxies="127.0.0.1, 10.0.0.0/8")
+    seed_world(app)
+    for peer in ("127.0.0.1", "10.1.2.3"):
+        proxy = TestClient(app, client=(peer, 1234))
+        response = proxy.post("/api/session", json=BOB, headers=HTTPS_PROXY)
+        assert "Secure" in _cookie_header(response), peer
+        # A trusted proxy saying plain http is believed too.
+        plain = proxy.post("/api/session", json=BOB, headers={"X-Forwarded-Proto": "http"})
+        assert "Secure" not in _cookie_header(plain), peer
+
+
+@pytest.mark.parametrize("trusted", ["", "127.0.0.1, 10.0.0.0/8"])
+def test_x_forwarded_proto_from_an_untrusted_peer_is_ignored(app_factory, trusted):
+    # No trusted proxies (the default), or a list the peer is not in: anyone could send it.
+    app = app_factory(trusted_proxies=trusted)
+    seed_world(app)
+    for peer in (("203.0.113.5", 1234), ("testclient", 50000)):
+        response = TestClient(app, client=peer).post("/api/session", json=BOB, headers=HTTPS_PROXY)
+        assert response.status_code == 200
+        assert "Secure" not in _cookie_header(response), (trusted, peer)
 
 
 def test_cookie_secure_setting_forces_it(app_factory):

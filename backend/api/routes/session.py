@@ -22,6 +22,7 @@ from backend.config import Settings
 from backend.db import utcnow
 from backend.errors import Unauthorized, error_responses
 from backend.limits.throttle import Throttle, client_address
+from backend.models import User
 from backend.services import sessions as sessions_service
 from backend.services import users as users_service
 
@@ -40,11 +41,21 @@ class SessionOut(BaseModel):
 
 
 def cookie_is_secure(request: Request, settings: Settings) -> bool:
-    """Explicit setting, else Secure when the request came over HTTPS (or a proxy says so)."""
+    """Explicit setting, else Secure when the request came over HTTPS (or a trusted proxy
+    says so).
+
+    X-Forwarded-Proto is believed only from a direct peer named in trusted_proxies: anyone
+    else could send it to set the flag. (Under `serve`, uvicorn already rewrote the scheme
+    from a trusted proxy's header, and the peer is then the forwarded client.)
+    """
     if settings.cookie_secure is not None:
         return settings.cookie_secure
+    if request.url.scheme == "https":
+        return True
+    if not settings.trusts_proxy(request.client.host if request.client else None):
+        return False
     forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-    return request.url.scheme == "https" or forwarded == "https"
+    return forwarded == "https"
 
 
 @router.post(
@@ -64,20 +75,30 @@ async def sign_in(
     passwords: PasswordsDep,
 ) -> SessionOut:
     # Async on purpose: the throttle answers 429 on the event loop, before any thread or
-    # argon2 work; the password check then runs in a worker thread, one at a time.
+    # argon2 work, and a request waits for the password slot there too, holding no worker
+    # thread; the password check then runs in a worker thread, one at a time. Only failures
+    # count (SPEC §12): correct sign-ins never use up the limit for one another.
     throttle: Throttle = request.app.state.throttle
     address = client_address(request)
-    throttle.begin_sign_in(body.username, address)
+    throttle.check_sign_in(body.username, address)
     old = request.cookies.get(SESSION_COOKIE)
     ttl = timedelta(hours=settings.session_ttl_hours)
 
-    def check() -> tuple[str, int, str] | None:
-        with throttle.password_slots:
-            user = users_service.authenticate(
-                db, username=body.username, password=body.password, passwords=passwords
-            )
-        if user is None:
-            return None
+    def authenticate() -> User | None:
+        return users_service.authenticate(
+            db, username=body.username, password=body.password, passwords=passwords
+        )
+
+    async with throttle.password_slot():
+        # Again in the slot: failures recorded while this request waited count now.
+        throttle.check_sign_in(body.username, address)
+        user = await anyio.to_thread.run_sync(authenticate)
+        if user is None:  # counted before the next request's check in the slot
+            throttle.sign_in_failed(body.username, address)
+            raise Unauthorized(WRONG_CREDENTIALS)
+    throttle.sign_in_succeeded(body.username)
+
+    def open_session(user: User) -> tuple[str, int, str]:
         if old:  # a new sign-in replaces the old session rather than leaving it valid
             sessions_service.delete_session(db, token=old, secret=settings.secret_key)
         token = sessions_service.create_session(
@@ -85,10 +106,7 @@ async def sign_in(
         )
         return user.username, user.id, token
 
-    signed_in = await anyio.to_thread.run_sync(check)
-    if signed_in is None:
-        raise Unauthorized(WRONG_CREDENTIALS)
-    throttle.sign_in_succeeded(body.username, address)
+    signed_in = await anyio.to_thread.run_sync(open_session, user)
     username, user_id, token = signed_in
     response.set_cookie(
         SESSION_COOKIE,
