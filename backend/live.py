@@ -62,6 +62,7 @@ class Hub:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.listening = threading.Event()  # the PostgreSQL listener is connected
+        self.passed = 0  # the newest event id fanned out (to whoever was subscribed: maybe none)
         sa_event.listen(maker, "after_commit", self._after_commit)
         sa_event.listen(maker, "after_rollback", self._after_rollback)
 
@@ -179,6 +180,8 @@ class Hub:
                     continue
                 for row in rows:
                     self._fan_out(row)
+            if ids:
+                self.passed = max(self.passed, *ids)
 
     def _fetch(self, ids: list[int]) -> list[tuple[int, str, str, str]]:
         with self.maker() as db:

@@ -10,6 +10,9 @@ import pytest
 from assistant_helpers import header_for, key_session, new_id, ok_turn, pointer, tool
 from conftest import seed_world
 from live_helpers import END, Live, Stream
+from sqlalchemy import func, select
+
+from backend.models.history import NoteEvent
 
 CANARY = "zebra-canary-5512 secret text"
 
@@ -231,13 +234,23 @@ def test_a_client_that_stops_reading_is_dropped(app_factory):
                 break
         assert dropped, "the stream that stopped reading is still held"
         sock.close()
-        # A reading client is not affected.
+        # A client that keeps reading is not dropped, over many more events than its queue
+        # holds. It subscribes once the hub is past the burst: the burst's tail, handed to it
+        # faster than any client reads, would overflow its 4 places as the limit means it to.
+        with app.state.sessionmaker() as db:
+            newest = db.scalar(select(func.max(NoteEvent.id)))
+        deadline = time.monotonic() + 30
+        while hub.passed < newest:
+            assert time.monotonic() < deadline, "the hub never got past the burst"
+            time.sleep(0.05)
         s = stream(live, alice)
-        alice.put(doc_url("fine.md"), content=b"y")
-        deadline = time.monotonic() + 10
-        while s.next_event(timeout=deadline - time.monotonic()).json()["path"] != "fine.md":
-            pass  # (notifications of the burst may still be arriving)
-        s.close()
+        try:
+            for i in range(3 * 4):
+                assert alice.put(doc_url(f"fine/{i}.md"), content=b"y").status_code == 201
+                assert s.next_event(timeout=10).json()["path"] == f"fine/{i}.md"
+            assert hub.open_streams() == 1
+        finally:
+            s.close()
     finally:
         live.stop()
 
