@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import PASSWORDS, sign_in
+from conftest import PASSWORDS, seed_world, sign_in
 from fastapi.testclient import TestClient
 from reliability_helpers import (
     TOOLS,
@@ -675,10 +675,13 @@ def test_cross_origin_writes_are_refused_on_every_state_changing_route(app, subt
 
 # --- the session cookie ----------------------------------------------------------------------
 
-TRANSPORTS = {
-    "http": ("http://testserver", {}, False),
-    "https": ("https://testserver", {}, True),
-    "tls-proxy": ("http://testserver", {"X-Forwarded-Proto": "https"}, True),
+PROXY = ("127.0.0.1", 50000)  # the one peer the app below trusts (ANA_TRUSTED_PROXIES)
+STRANGER = ("203.0.113.5", 50000)
+TRANSPORTS = {  # base URL, headers, the direct peer, whether the cookie must be Secure
+    "http": ("http://testserver", {}, STRANGER, False),
+    "https": ("https://testserver", {}, STRANGER, True),
+    "tls-proxy": ("http://testserver", {"X-Forwarded-Proto": "https"}, PROXY, True),
+    "forged-proto": ("http://testserver", {"X-Forwarded-Proto": "https"}, STRANGER, False),
 }
 
 
@@ -688,9 +691,11 @@ def _set_cookie(response) -> str:
     return values[0]
 
 
-def test_session_cookie_flags_on_sign_in_and_sign_out(app, subtests):
-    for name, (base, headers, secure) in TRANSPORTS.items():
-        client = TestClient(app, base_url=base)
+def test_session_cookie_flags_on_sign_in_and_sign_out(app_factory, subtests):
+    app = app_factory(trusted_proxies=PROXY[0])
+    seed_world(app)
+    for name, (base, headers, peer, secure) in TRANSPORTS.items():
+        client = TestClient(app, base_url=base, client=peer)
         signed_in = client.post(
             "/api/session",
             headers=headers,
