@@ -8,6 +8,7 @@ lives in server memory between requests (several server processes may share a da
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable
 from contextlib import contextmanager
 from typing import Any
@@ -140,8 +141,11 @@ class _CheckedTool(Tool):
         return await anyio.to_thread.run_sync(self._run, auth, checked)
 
     def _run(self, auth: Authority, checked: args.Arguments) -> CallToolResult:
-        with self.sessions() as db:
-            result = self.work(db, auth, checked)
+        try:
+            with self.sessions() as db:  # a failure rolls the transaction back: nothing changed
+                result = self.work(db, auth, checked)
+        except Exception:  # noqa: BLE001 - the agent gets a plain sentence, the log the rest
+            return _result(failed(self.name))
         if TOOL_SCOPES[self.name] != READ:  # who changed (or proposed) what; never any text
             log.info(
                 "mcp %s token=%s path=%r ok=%s",
@@ -151,6 +155,18 @@ class _CheckedTool(Tool):
                 result["ok"],
             )
         return _result(result)
+
+
+def failed(tool: str) -> dict:
+    """The tool error for a failure inside the server: a plain sentence and a log id, never
+    the exception's text (a database error can carry SQL); the traceback goes to the log."""
+    log_id = secrets.token_hex(4)
+    log.exception("mcp %s failed log_id=%s", tool, log_id)
+    return {
+        "ok": False,
+        "reason": "internal",
+        "text": f"The notes server could not do that; nothing was changed. (log id {log_id})",
+    }
 
 
 def _result(result: dict) -> CallToolResult:

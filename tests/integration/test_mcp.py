@@ -442,3 +442,17 @@ def test_no_token_or_note_text_reaches_a_log_line(live):
     for line in lines:
         assert token not in line and token[8:] not in line
         assert "secret" not in line.lower() and "秘密" not in line
+
+
+def test_a_failure_inside_a_tool_is_a_plain_tool_error_with_a_log_id(live, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError('INSERT INTO documents (text) VALUES (%(text)s) -- "secret note"')
+
+    monkeypatch.setattr("backend.outside_agents.tools.list_documents", broken)
+    token = live.token("alice")
+    with all_logs(force=False) as logs:
+        got = live.call(token, "list_documents", workspaceId="personal")
+    assert got["ok"] is False and got["reason"] == "internal"
+    assert "INSERT" not in got["text"] and "secret" not in got["text"]
+    log_id = got["text"].rsplit("log id ", 1)[1].rstrip(")")
+    assert f"log_id={log_id}" in logs.getvalue()  # the operator finds the traceback by it
