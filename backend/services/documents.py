@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import time
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, delete, event, select, update
 from sqlalchemy.exc import IntegrityError
@@ -115,7 +116,9 @@ _HEAD_COLUMNS = (
 )
 
 
-def _authorship(source: Source, now: datetime, *, run_started_at: datetime | None) -> dict:
+def _authorship(
+    source: Source, now: datetime, *, run_started_at: datetime | None
+) -> dict[str, Any]:
     return {
         "saved_by": source.user_id,
         "source_kind": source.kind,
@@ -222,23 +225,22 @@ def _read_for_write(
     source: Source,
     now: datetime,
     keep_replaced: bool = False,
-) -> tuple[Head | None, str | None]:
-    """(head, the text to keep or None when the save coalesces); the read transaction ends."""
+) -> tuple[Head | None, str | None] | None:
+    """(head, the text to keep or None when the save coalesces), or None when the note changed
+    between the two reads (the caller reads again); the read transaction ends."""
     head = head_of(db, workspace_id=workspace_id, path=path)
+    keep = head is not None and (keep_replaced or not revisions.coalesces(head, source, now))
     old_text = None
-    if head is not None and (keep_replaced or not revisions.coalesces(head, source, now)):
+    if head is not None and keep:
         old_text = db.scalar(
             select(Document.content).where(
                 Document.id == head.id, Document.revision == head.revision
             )
         )
-        if old_text is None:  # changed between the two reads: the caller reads again
-            head = _MOVED_ON
     db.rollback()  # end the read: every write below is conditional on what was read
+    if keep and old_text is None:
+        return None
     return head, old_text
-
-
-_MOVED_ON = object()
 
 
 def save_document(
@@ -270,7 +272,7 @@ def save_document(
         raise BadRequest("If-Match and If-None-Match cannot be used together.")
     for attempt in range(_MAX_RETRIES):
         _back_off(attempt)
-        head, old_text = _read_for_write(
+        read = _read_for_write(
             db,
             workspace_id=workspace_id,
             path=path,
@@ -278,8 +280,9 @@ def save_document(
             now=now,
             keep_replaced=keep_replaced,
         )
-        if head is _MOVED_ON:
+        if read is None:  # the note changed between its two reads
             continue
+        head, old_text = read
         if head is None:
             if if_match is not None:
                 raise Conflict(f"The note was deleted after revision {if_match} was read.")
@@ -420,11 +423,10 @@ def move_document(
         if find_document(db, workspace_id=workspace_id, path=to) is not None:
             db.rollback()
             raise Conflict("A note already exists at the new path.")
-        head, text = _read_for_write(
-            db, workspace_id=workspace_id, path=path, source=source, now=now
-        )
-        if head is _MOVED_ON:
+        read = _read_for_write(db, workspace_id=workspace_id, path=path, source=source, now=now)
+        if read is None:  # the note changed between its two reads
             continue
+        head, text = read
         if head is None:
             raise NotFound(NOT_FOUND)
         if if_match is not None and head.revision != if_match:

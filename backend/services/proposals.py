@@ -6,6 +6,7 @@ import difflib
 import json
 import uuid
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -61,7 +62,7 @@ def create(
     user_id: int,
     workspace_id: str,
     path: str,
-    edits: list[dict],
+    edits: list[dict[str, Any]],
     base_revision: int,
     diff: str,
     document_uid: str | None = None,
@@ -163,9 +164,10 @@ def list_for(db: Session, *, conversation_id: str, user_id: int) -> list[EditPro
     )
 
 
-def edits_of(proposal: EditProposal) -> list[dict]:
+def edits_of(proposal: EditProposal) -> list[dict[str, Any]]:
     """The stored edits, as propose_edit received them."""
-    return json.loads(proposal.edits)
+    edits: list[dict[str, Any]] = json.loads(proposal.edits)
+    return edits
 
 
 def _refuse_unless_pending(proposal: EditProposal) -> None:
@@ -173,7 +175,7 @@ def _refuse_unless_pending(proposal: EditProposal) -> None:
         raise Conflict(_NOT_PENDING.get(proposal.status, _NOT_PENDING[APPLIED]))
 
 
-def _leave_pending(db: Session, proposal: EditProposal, *, lost: str, **values) -> None:
+def _leave_pending(db: Session, proposal: EditProposal, *, lost: str, **values: Any) -> None:
     """pending → `values` in the open transaction; Conflict when another request got there first.
 
     `lost` is the message when the row was no longer pending and its status cannot say more.
@@ -192,7 +194,9 @@ def _leave_pending(db: Session, proposal: EditProposal, *, lost: str, **values) 
         raise Conflict(lost)
 
 
-def _claim(db: Session, proposal: EditProposal, *, via: str, revision: int | None, now) -> None:
+def _claim(
+    db: Session, proposal: EditProposal, *, via: str, revision: int | None, now: datetime
+) -> None:
     """pending → applied in the open transaction (see _leave_pending)."""
     _leave_pending(
         db,
