@@ -43,7 +43,6 @@ def test_saved_moved_deleted_reach_every_member_with_their_fields(live):
     a, b = stream(live, alice), stream(live, bob)
     try:
         text = "héllo\n" + CANARY
-        start = time.monotonic()
         r = bob.put(doc_url("n.md"), content=text.encode())
         assert r.status_code == 201
         for s in (a, b):
@@ -55,8 +54,7 @@ def test_saved_moved_deleted_reach_every_member_with_their_fields(live):
                 "bytes": len(text.encode()),
                 "sha256": hashlib.sha256(text.encode()).hexdigest()[:16],
                 "source": {"kind": "page", "name": None},
-            }
-        assert time.monotonic() - start < 2
+            }  # each within next_event's deadline; how fast is the bench's (live-streams)
         saved_id = int(e.id)
         assert alice.post(doc_url("n.md") + "/move", json={"to": "m.md"}).status_code == 200
         e = a.next_event()
@@ -279,9 +277,8 @@ def test_open_streams_hold_no_database_connection(app_factory):
     streams = []
     try:
         streams = [stream(live, alice) for _ in range(20)]
-        started = time.monotonic()
+        # Were the streams holding connections, the save would wait out the pool and fail.
         assert alice.put(doc_url("pool.md"), content=b"x").status_code == 201
-        assert time.monotonic() - started < 5
         assert all(s.next_event().json()["path"] == "pool.md" for s in streams)
     finally:
         for s in streams:
