@@ -28,6 +28,7 @@ from backend.services import events
 
 log = logging.getLogger("ambient.live")
 CLOSE = None  # put on a queue: the stream ends
+RESET = "reset"  # put on a queue: the stream sends `event: reset` and ends
 
 
 @dataclass(eq=False)
@@ -115,25 +116,45 @@ class Hub:
     def open_streams(self) -> int:
         return sum(len(s) for s in self._subs.values())
 
-    def _close(self, sub: Subscriber) -> None:
+    def _close(self, sub: Subscriber, *, reset: bool = False) -> None:
         """End `sub`'s stream now: whatever it had not sent yet is dropped with it."""
         sub.dropped = True
         while not sub.queue.empty():
             sub.queue.get_nowait()
+        if reset:
+            sub.queue.put_nowait(RESET)
         sub.queue.put_nowait(CLOSE)
         self.unsubscribe(sub)
+
+    def _end_access(self, items: list[tuple[str, str]]) -> None:
+        """Close the streams a membership change or a workspace's deletion ended (SPEC §17)."""
+        for kind, value in items:
+            if kind == "w":
+                for sub in list(self._subs.get(value, ())):
+                    self._close(sub, reset=True)
+            elif kind == "m":
+                user, _, workspace = value.partition(":")
+                for subs in list(self._subs.values()):
+                    for sub in list(subs):
+                        if str(sub.user_id) == user and workspace in (
+                            events.EVERY_WORKSPACE,
+                            sub.workspace_id,
+                        ):
+                            self._close(sub)
 
     # --- wake-ups, from any thread -------------------------------------------------------
 
     def _after_commit(self, session: Session) -> None:
         ids = session.info.pop(events.PENDING_KEY, [])
         ended = session.info.pop(events.ENDED_KEY, [])
-        if not self.postgres and (ids or ended):  # PostgreSQL delivers through NOTIFY
-            self.wake([("e", str(i)) for i in ids] + [("s", s) for s in ended])
+        access = session.info.pop(events.ACCESS_KEY, [])
+        if not self.postgres and (ids or ended or access):  # PostgreSQL delivers by NOTIFY
+            self.wake([("e", str(i)) for i in ids] + [("s", s) for s in ended] + access)
 
     def _after_rollback(self, session: Session) -> None:
         session.info.pop(events.PENDING_KEY, None)
         session.info.pop(events.ENDED_KEY, None)
+        session.info.pop(events.ACCESS_KEY, None)
 
     def wake(self, items: list[tuple[str, str]]) -> None:
         loop, inbox = self._loop, self._inbox
@@ -166,6 +187,7 @@ class Hub:
             items = await self._inbox.get()
             while not self._inbox.empty():
                 items += self._inbox.get_nowait()
+            self._end_access([(kind, value) for kind, value in items if kind in ("m", "w")])
             ended = {value for kind, value in items if kind == "s"}
             if ended:
                 for subs in list(self._subs.values()):

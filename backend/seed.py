@@ -14,6 +14,8 @@ from backend.services.source import Source
 from backend.services.users import Passwords
 
 DEMO_USERS = (("alice", "alice"), ("bob", "bob"))
+DEMO_ADMIN = "alice"
+# The first member of each workspace owns it; the others are editors (SPEC §6, §17).
 DEMO_WORKSPACES = (
     ("personal", "Personal", ("alice",)),
     ("team", "Team", ("alice", "bob")),
@@ -247,7 +249,11 @@ def _seed(db: Session, *, passwords: Passwords) -> None:
     ids = {}
     for username, password in DEMO_USERS:
         user = users_service.create_user(
-            db, username=username, password=password, passwords=passwords
+            db,
+            username=username,
+            password=password,
+            passwords=passwords,
+            admin=username == DEMO_ADMIN,
         )
         ids[username] = user.id
     for workspace_id, name, members in DEMO_WORKSPACES:

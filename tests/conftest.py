@@ -207,7 +207,11 @@ def seed_world(app: FastAPI) -> dict[str, int]:
     with open_db(app) as db:
         for name, password in PASSWORDS.items():
             user = users.create_user(
-                db, username=name, password=password, passwords=app.state.passwords
+                db,
+                username=name,
+                password=password,
+                passwords=app.state.passwords,
+                admin=name == "alice",
             )
             ids[name] = user.id
         for ws_id, ws_name, members in WORLD:

@@ -74,13 +74,15 @@ ModelDep = Annotated[ChatModel | None, Depends(get_model)]
 AgentDep = Annotated[Agent, Depends(get_agent)]
 
 
-def _sign_in(request: Request, db: Session, workspace_id: str | None) -> tuple[User | None, bool]:
-    """The cookie's user (or None) and whether they are a member of `workspace_id`."""
+def _sign_in(
+    request: Request, db: Session, workspace_id: str | None
+) -> tuple[User | None, str | None]:
+    """The cookie's user (or None) and their role in `workspace_id` (None: not a member)."""
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
-        return None, False
+        return None, None
     secret = request.app.state.settings.secret_key
-    user, member = sessions_service.member_for_token(
+    user, role = sessions_service.member_for_token(
         db, token=token, now=utcnow(), secret=secret, workspace_id=workspace_id
     )
     if user is not None:
@@ -88,7 +90,7 @@ def _sign_in(request: Request, db: Session, workspace_id: str | None) -> tuple[U
         # The sign-in this request runs under: key sessions opened now are tied to it.
         request.state.user_session_id = sessions_service.token_id(token, secret)
         request.state.signed_in = user  # a later optional_user in this request reuses it
-    return user, member
+    return user, role
 
 
 def optional_user(request: Request, db: SessionDep) -> User | None:
@@ -110,19 +112,40 @@ OptionalUser = Annotated[User | None, Depends(optional_user)]
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def member_workspace(ws: str, request: Request, db: SessionDep) -> str:
-    """The `{ws}` path parameter when the user is a member; 401 when not signed in, 403
-    otherwise (also when unknown). The sign-in and the membership are one query, in one
-    worker thread (this was current_user's lookup and then the membership's)."""
-    user, member = _sign_in(request, db, ws)
-    if user is None:
-        raise Unauthorized(NOT_SIGNED_IN)
-    if not member:
-        raise Forbidden(workspaces_service.NOT_ALLOWED)
-    return ws
+def _workspace_with_role(needed: str) -> Callable[..., str]:
+    def dependency(ws: str, request: Request, db: SessionDep) -> str:
+        user, role = _sign_in(request, db, ws)
+        if user is None:
+            raise Unauthorized(NOT_SIGNED_IN)
+        if not workspaces_service.allows(role, needed):
+            raise Forbidden(workspaces_service.refusal(role, needed))
+        request.state.role = role
+        return ws
+
+    dependency.__doc__ = (
+        f"The `{{ws}}` path parameter when the user's role allows what a {needed} may do; 401 "
+        "when not signed in, 403 otherwise (also when unknown). The sign-in and the role are "
+        "one query, in one worker thread."
+    )
+    return dependency
 
 
+member_workspace = _workspace_with_role(workspaces_service.READER)
 MemberWorkspace = Annotated[str, Depends(member_workspace)]
+# Changing notes: editors and owners (SPEC §17); a reader gets 403 and nothing changes.
+EditorWorkspace = Annotated[str, Depends(_workspace_with_role(workspaces_service.EDITOR))]
+# Managing the workspace, its members and its invitations.
+OwnerWorkspace = Annotated[str, Depends(_workspace_with_role(workspaces_service.OWNER))]
+
+
+async def admin_user(user: CurrentUser) -> User:
+    """The signed-in user when an administrator; 403 otherwise."""
+    if not user.admin:
+        raise Forbidden("Only an administrator can do that.")
+    return user
+
+
+AdminUser = Annotated[User, Depends(admin_user)]
 
 
 def per_user(route: str) -> Callable[..., Awaitable[None]]:

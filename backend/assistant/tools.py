@@ -30,6 +30,7 @@ from backend.services.notes_reading import (  # re-exported: the tools' answers 
     NO_POINTER,
     NO_ROW,
     NOT_MEMBER,
+    READ_ONLY,
     access_failure_message,  # noqa: F401 (re-exported)
     clamp_max_bytes,
     compare_with_pointer,
@@ -185,6 +186,9 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
     auth = _authorize(ctx)
     if isinstance(auth, dict):
         return auth
+    role = workspaces.role_of(ctx.db, user_id=ctx.user_id, workspace_id=auth.workspace_id)
+    if not workspaces.allows(role, workspaces.EDITOR):
+        return failure(READ_ONLY)  # a reader chats with the read tools only (SPEC §17)
     pointer = None
     if path is None:
         pointer = _active_pointer(ctx, auth)

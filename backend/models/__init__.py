@@ -7,7 +7,17 @@ import uuid
 from datetime import datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import ForeignKey, Index, Integer, MetaData, String, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from backend.db import UTCDateTime, utcnow
@@ -43,6 +53,9 @@ class User(Base):
     username: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # SPEC §17: an administrator manages accounts; a disabled account cannot sign in.
+    admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class UserSession(Base):
@@ -54,6 +67,9 @@ class UserSession(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
+    # For the account's list of sign-ins (SPEC §17); last_seen_at moves at most once a minute.
+    last_seen_at: Mapped[datetime | None]
+    user_agent: Mapped[str | None] = mapped_column(String(200))
 
 
 class Workspace(Base):
@@ -74,6 +90,7 @@ class Membership(Base):
     user_id: Mapped[int] = mapped_column(
         ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
     )
+    role: Mapped[str] = mapped_column(String(16), default="editor", server_default="owner")
 
 
 class Document(Base):
@@ -173,4 +190,4 @@ class AgentDeliveryCredential(Base):
 
 # Tables of later features live in their own modules; importing them here registers them on
 # `Base.metadata`, which the migration test compares against the migrations.
-from backend.models import history, outside_agents, proposals  # noqa: F401
+from backend.models import history, outside_agents, people, proposals  # noqa: F401

@@ -53,6 +53,20 @@ def no_access(db: Session, auth: Authority, workspace_id: str, path: object = No
     return None if auth.reaches(workspace_id, nfc) else reading.failure(reading.MISSING_DOCUMENT)
 
 
+def no_write_access(
+    db: Session, auth: Authority, workspace_id: str, path: object = None
+) -> dict | None:
+    """As `no_access`, and a reader's failure when the user may not change the workspace's
+    notes (SPEC §17): a write tool's first check."""
+    refused = no_access(db, auth, workspace_id, path)
+    if refused is not None:
+        return refused
+    role = workspaces.role_of(db, user_id=auth.user_id, workspace_id=workspace_id)
+    if not workspaces.allows(role, workspaces.EDITOR):
+        return reading.failure(reading.READ_ONLY)
+    return None
+
+
 def _reached(auth: Authority, workspace_id: str):
     return lambda path: auth.reaches(workspace_id, path)
 

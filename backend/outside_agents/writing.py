@@ -18,7 +18,7 @@ from ambient import pointer as codec
 from backend.errors import BadRequest, Conflict, PreconditionFailed, TooLarge
 from backend.errors import NotFound as NotFoundError
 from backend.models import Document
-from backend.outside_agents.tools import active_or_failure, no_access
+from backend.outside_agents.tools import active_or_failure, no_access, no_write_access
 from backend.services import documents, proposals
 from backend.services import notes_reading as reading
 from backend.services.notes_reading import CAVEAT
@@ -65,7 +65,7 @@ def propose_edit(
         workspace_id, path, pointer = active.workspace_id, active.pointer.path, active.pointer
     elif workspace_id is None:
         return {"ok": False, "reason": NO_WORKSPACE, "text": NO_WORKSPACE_TEXT}
-    refused = no_access(db, auth, workspace_id, path)
+    refused = no_write_access(db, auth, workspace_id, path)
     if refused:
         return refused
     doc = reading.fetch(db, workspace_id, path)
@@ -156,7 +156,7 @@ def create_note(
     now: datetime,
 ) -> dict:
     """Create a note; an existing path answers ok: false and changes nothing."""
-    refused = no_access(db, auth, workspace_id, path)
+    refused = no_write_access(db, auth, workspace_id, path)
     if refused:
         return refused
     try:
@@ -182,7 +182,7 @@ def edit_note(
     now: datetime,
 ) -> dict:
     """Apply the edits when the saved copy still has `base_sha256`; otherwise change nothing."""
-    refused = no_access(db, auth, workspace_id, path)
+    refused = no_write_access(db, auth, workspace_id, path)
     if refused:
         return refused
     doc = reading.fetch(db, workspace_id, path)

@@ -20,6 +20,11 @@ from backend.models.history import NoteEvent
 CHANNEL = "ana_events"  # the PostgreSQL NOTIFY channel
 PENDING_KEY = "ana_event_ids"  # Session.info key: ids recorded in the open transaction
 ENDED_KEY = "ana_ended_sessions"  # Session.info key: sign-ins ended in the open transaction
+# Session.info key: (kind, value) wake-ups for the hub at commit: "m" a member's access to a
+# workspace changed ("{user_id}:{workspace_id}", or "{user_id}:*" for every workspace), "w" a
+# workspace was deleted.
+ACCESS_KEY = "ana_access_changes"
+EVERY_WORKSPACE = "*"
 PRUNE_EVERY = 256
 BACKLOG = 10_000  # events kept for Last-Event-ID, across all workspaces
 
@@ -51,6 +56,24 @@ def session_ended(db: Session, *, user_session_id: str) -> None:
     db.info.setdefault(ENDED_KEY, []).append(user_session_id)
     if db.get_bind().dialect.name == "postgresql":
         db.execute(select(func.pg_notify(CHANNEL, f"s{user_session_id}")))
+
+
+def access_changed(db: Session, *, user_id: int, workspace_id: str = EVERY_WORKSPACE) -> None:
+    """A member's role in the workspace changed or ended (or, with EVERY_WORKSPACE, the user
+    was disabled): at the commit, their event streams of it end (SPEC §17). The page
+    reconnects and learns its new role, or that it is no longer a member."""
+    _notify(db, "m", f"{user_id}:{workspace_id}")
+
+
+def workspace_deleted(db: Session, *, workspace_id: str) -> None:
+    """At the commit every stream of the workspace gets `event: reset` and ends."""
+    _notify(db, "w", workspace_id)
+
+
+def _notify(db: Session, kind: str, value: str) -> None:
+    db.info.setdefault(ACCESS_KEY, []).append((kind, value))
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(select(func.pg_notify(CHANNEL, f"{kind}{value}")))
 
 
 def fetch(db: Session, *, ids: list[int]) -> list[NoteEvent]:

@@ -28,6 +28,7 @@ EXPIRED = "expired"
 NO_KEY_SESSION = "no_key_session"
 KEY_SESSION_INVALID = "key_session_invalid"
 NOT_MEMBER = "not_member"
+READ_ONLY = "read_only"
 MISSING_DOCUMENT = "missing_document"
 BAD_PATH = "bad_path"
 NO_POINTER = "no_pointer"
@@ -43,6 +44,8 @@ _MESSAGES = {
     KEY_SESSION_INVALID: "I can't read this workspace: its key session has expired or is not "
     "valid for you. Reload the page or switch to the workspace again, then resend your message.",
     NOT_MEMBER: "You do not have access to this workspace.",
+    READ_ONLY: "The user can read this workspace but not change it (their role is reader), "
+    "so nothing can be written or proposed here. Nothing was changed.",
     MISSING_DOCUMENT: "There is no note at that path in this workspace.",
     BAD_PATH: "That is not a valid note path: use a workspace-relative path such as "
     "'notes/plan.md'.",

@@ -11,7 +11,7 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, delete, select
+from sqlalchemy import and_, delete, select, update
 from sqlalchemy.orm import Session
 
 from backend.db import storable
@@ -25,12 +25,32 @@ def token_id(token: str, secret: str) -> str:
     return hmac.new(key, token.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
-def create_session(db: Session, *, user_id: int, ttl: timedelta, now: datetime, secret: str) -> str:
+MAX_USER_AGENT = 200
+# Writing last_seen_at on every request would be one UPDATE per request; once a minute is
+# precise enough for the list of sign-ins (SPEC §17).
+LAST_SEEN_RESOLUTION = timedelta(minutes=1)
+
+
+def create_session(
+    db: Session,
+    *,
+    user_id: int,
+    ttl: timedelta,
+    now: datetime,
+    secret: str,
+    user_agent: str | None = None,
+) -> str:
     """Store a new session and return the raw token for the cookie (it is not stored)."""
     token = secrets.token_urlsafe(32)
+    agent = user_agent[:MAX_USER_AGENT] if user_agent and storable(user_agent) else None
     db.add(
         UserSession(
-            id=token_id(token, secret), user_id=user_id, created_at=now, expires_at=now + ttl
+            id=token_id(token, secret),
+            user_id=user_id,
+            created_at=now,
+            expires_at=now + ttl,
+            last_seen_at=now,
+            user_agent=agent,
         )
     )
     # Opportunistic clean-up keeps the table from growing without a background job.
@@ -52,23 +72,30 @@ def user_for_token(db: Session, *, token: str, now: datetime, secret: str) -> Us
 
 def member_for_token(
     db: Session, *, token: str, now: datetime, secret: str, workspace_id: str | None
-) -> tuple[User | None, bool]:
-    """The signed-in user for a cookie token (None when unknown or expired) and whether they
-    are a member of `workspace_id`, in one query: a workspace route's fixed cost per request."""
+) -> tuple[User | None, str | None]:
+    """The signed-in user for a cookie token (None when unknown, expired or disabled) and
+    their role in `workspace_id` (None when not a member), in one query: a workspace route's
+    fixed cost per request."""
     if not token or not storable(token, max_length=256):
-        return None, False
+        return None, None
     # An id no row can hold (workspaces.is_member's rule) matches no membership.
     ws = workspace_id if storable(workspace_id, max_length=64) else None
-    query = select(User, UserSession.expires_at).join(UserSession, UserSession.user_id == User.id)
+    session_id = token_id(token, secret)
+    query = select(User, UserSession.expires_at, UserSession.last_seen_at).join(
+        UserSession, UserSession.user_id == User.id
+    )
     if ws is not None:
-        query = query.add_columns(Membership.user_id.label("member")).outerjoin(
+        query = query.add_columns(Membership.role.label("role")).outerjoin(
             Membership, and_(Membership.user_id == User.id, Membership.workspace_id == ws)
         )
-    row = db.execute(query.where(UserSession.id == token_id(token, secret))).first()
-    if row is None or row.expires_at <= now:
-        return None, False
+    row = db.execute(query.where(UserSession.id == session_id)).first()
+    if row is None or row.expires_at <= now or row.User.disabled:
+        return None, None
     user: User = row.User
-    return user, ws is not None and row.member is not None
+    if row.last_seen_at is None or now - row.last_seen_at >= LAST_SEEN_RESOLUTION:
+        db.execute(update(UserSession).where(UserSession.id == session_id).values(last_seen_at=now))
+        db.commit()
+    return user, (row.role if ws is not None else None)
 
 
 def delete_session(db: Session, *, token: str, secret: str) -> None:

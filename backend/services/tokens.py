@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from ambient.paths import character_problem, under_folder
 from backend.db import storable
 from backend.errors import BadRequest, NotFound
+from backend.models import User
 from backend.models.outside_agents import PersonalAccessToken
 
 TOKEN_PREFIX = "ana_pat_"  # makes a leaked token easy to recognise (and to scan for)
@@ -137,10 +138,15 @@ def authority_for_token(db: Session, *, token: str, now: datetime) -> Authority 
     """
     if not token or not storable(token, max_length=MAX_TOKEN_CHARS):
         return None
-    row = db.execute(
-        select(PersonalAccessToken).where(PersonalAccessToken.token_sha256 == token_sha256(token))
-    ).scalar_one_or_none()
-    if row is None or row.expires_at <= now:
+    found = db.execute(
+        select(PersonalAccessToken, User.disabled)
+        .join(User, User.id == PersonalAccessToken.user_id)
+        .where(PersonalAccessToken.token_sha256 == token_sha256(token))
+    ).first()
+    if found is None or found.disabled:  # a disabled user's tokens stop at once (SPEC §17)
+        return None
+    row: PersonalAccessToken = found.PersonalAccessToken
+    if row.expires_at <= now:
         return None
     authority = Authority(
         user_id=row.user_id,

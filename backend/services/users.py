@@ -44,10 +44,12 @@ class Passwords:
         self.verify(self._dummy_hash, password)
 
 
-def create_user(db: Session, *, username: str, password: str, passwords: Passwords) -> User:
+def create_user(
+    db: Session, *, username: str, password: str, passwords: Passwords, admin: bool = False
+) -> User:
     if not username or not storable(username, max_length=MAX_USERNAME):
         raise BadRequest(f"A username has 1 to {MAX_USERNAME} characters.")
-    user = User(username=username, password_hash=passwords.hash(password))
+    user = User(username=username, password_hash=passwords.hash(password), admin=admin)
     db.add(user)
     db.commit()
     return user

@@ -63,10 +63,13 @@ def test_unauthenticated_401_even_with_a_body(client):
 
 def test_workspaces_lists_only_memberships(alice_client, bob_client):
     assert alice_client.get("/api/workspaces").json() == [
-        {"id": "personal", "name": "Personal"},
-        {"id": "team", "name": "Team"},
+        {"id": "personal", "name": "Personal", "role": "owner"},
+        {"id": "team", "name": "Team", "role": "owner"},
     ]
-    assert [w["id"] for w in bob_client.get("/api/workspaces").json()] == ["bob-notes", "team"]
+    assert [(w["id"], w["role"]) for w in bob_client.get("/api/workspaces").json()] == [
+        ("bob-notes", "owner"),
+        ("team", "editor"),
+    ]
 
 
 @pytest.mark.parametrize("workspace", ["bob-notes", "no-such-workspace"])

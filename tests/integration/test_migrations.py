@@ -36,6 +36,8 @@ TABLES = {
     "active_note_publications",
     "note_revisions",
     "note_events",
+    "invitations",
+    "instance_settings",
 }
 
 

@@ -37,7 +37,7 @@ def test_two_instances_share_state(pg_url, tmp_path, fake_web_dir):
         # A session made through instance one works on instance two.
         c1 = sign_in(TestClient(one), "alice")
         c2 = TestClient(two, cookies={SESSION_COOKIE: c1.cookies[SESSION_COOKIE]})
-        assert c2.get("/api/session").json() == {"username": "alice"}
+        assert c2.get("/api/session").json() == {"username": "alice", "admin": True}
 
         # A document saved through one is read (and its revision respected) through two.
         url = "/api/workspaces/team/documents/shared.md"

@@ -109,7 +109,7 @@ def test_demo_server_starts_seeded_and_serves_the_api(tmp_path, fake_web_dir, db
             method="POST",
         )
         with opener.open(request, timeout=10) as response:
-            assert json.load(response) == {"username": "alice"}
+            assert json.load(response) == {"username": "alice", "admin": True}
         with opener.open(f"{base}/api/workspaces/personal/documents", timeout=10) as response:
             paths = {d["path"] for d in json.load(response)}
         assert {"welcome.md", "todo.md", "日記/今日のメモ.md"} <= paths

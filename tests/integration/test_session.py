@@ -23,7 +23,7 @@ def _cookie_header(response) -> str:
 def test_sign_in_sets_httponly_lax_cookie_backed_by_a_row(client, db_session):
     response = client.post("/api/session", json={"username": "alice", "password": "alice-password"})
     assert response.status_code == 200
-    assert response.json() == {"username": "alice"}
+    assert response.json() == {"username": "alice", "admin": True}
     cookie = _cookie_header(response)
     assert cookie.startswith(f"{SESSION_COOKIE}=")
     assert "HttpOnly" in cookie
@@ -35,7 +35,7 @@ def test_sign_in_sets_httponly_lax_cookie_backed_by_a_row(client, db_session):
     assert row is not None
     # The raw token is never stored.
     assert db_session.scalar(select(UserSession).where(UserSession.id == token)) is None
-    assert client.get("/api/session").json() == {"username": "alice"}
+    assert client.get("/api/session").json() == {"username": "alice", "admin": True}
 
 
 def test_cookie_is_secure_over_https(app):
@@ -169,6 +169,6 @@ def test_garbage_cookie_is_401(app):
 
 
 def test_sessions_are_per_user(alice_client, bob_client):
-    assert alice_client.get("/api/session").json() == {"username": "alice"}
-    assert bob_client.get("/api/session").json() == {"username": "bob"}
+    assert alice_client.get("/api/session").json() == {"username": "alice", "admin": True}
+    assert bob_client.get("/api/session").json() == {"username": "bob", "admin": False}
     assert set(PASSWORDS) == {"alice", "bob"}

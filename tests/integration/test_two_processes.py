@@ -59,7 +59,7 @@ def _signed_in(one: ServeProcess, two: ServeProcess) -> tuple[httpx.Client, http
     r = a.post("/api/session", json={"username": "alice", "password": "alice"})
     assert r.status_code == 200, r.text
     b = two.client(cookies=a.cookies)  # the sign-in made on one is good on two
-    assert b.get("/api/session").json() == {"username": "alice"}
+    assert b.get("/api/session").json() == {"username": "alice", "admin": True}
     return a, b
 
 

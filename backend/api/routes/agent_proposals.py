@@ -102,7 +102,7 @@ def apply_proposal(
     proposal_id: str, user: CurrentUser, db: SessionDep, settings: SettingsDep
 ) -> AppliedOut:
     proposal = service.get_agents(db, proposal_id=proposal_id, user_id=user.id)
-    workspaces.require_member(db, user_id=user.id, workspace_id=proposal.workspace_id)
+    workspaces.require_editor(db, user_id=user.id, workspace_id=proposal.workspace_id)
     doc = service.apply(db, proposal=proposal, max_bytes=settings.max_note_bytes)
     return AppliedOut(path=doc.path, revision=doc.revision)
 
@@ -117,7 +117,7 @@ def apply_proposal(
 )
 def applied_in_editor(proposal_id: str, user: CurrentUser, db: SessionDep) -> StatusOut:
     proposal = service.get_agents(db, proposal_id=proposal_id, user_id=user.id)
-    workspaces.require_member(db, user_id=user.id, workspace_id=proposal.workspace_id)
+    workspaces.require_editor(db, user_id=user.id, workspace_id=proposal.workspace_id)
     service.mark_applied_in_editor(db, proposal=proposal)
     return StatusOut(proposal_id=proposal.id, status=proposal.status)
 

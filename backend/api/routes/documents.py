@@ -21,6 +21,7 @@ from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from backend.api.deps import (
     MAX_REVISION,
     CurrentUser,
+    EditorWorkspace,
     MemberWorkspace,
     NoteBody,
     NotePath,
@@ -139,7 +140,7 @@ def list_documents(ws: MemberWorkspace, db: SessionDep) -> list[DocumentInfo]:
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 def move_document(
-    ws: MemberWorkspace,
+    ws: EditorWorkspace,
     user: CurrentUser,
     path: NotePath,
     body: MoveIn,
@@ -322,7 +323,7 @@ def get_revision(
     },
 )
 def restore_revision(
-    ws: MemberWorkspace,
+    ws: EditorWorkspace,
     user: CurrentUser,
     path: NotePath,
     n: Annotated[str, FastPath(pattern=r"^[0-9]{1,20}$", description="A revision number.")],
@@ -391,7 +392,7 @@ def _resolves_conflict(value: str | None) -> bool:
     },
 )
 def put_document(
-    ws: MemberWorkspace,
+    ws: EditorWorkspace,
     user: CurrentUser,
     path: NotePath,
     text: NoteBody,
@@ -438,7 +439,7 @@ def put_document(
     responses=error_responses(400, 401, 403, 404, 409),
 )
 def delete_document(
-    ws: MemberWorkspace, user: CurrentUser, path: NotePath, db: SessionDep, if_match: IfMatch = None
+    ws: EditorWorkspace, user: CurrentUser, path: NotePath, db: SessionDep, if_match: IfMatch = None
 ) -> Response:
     documents_service.delete_document(
         db,

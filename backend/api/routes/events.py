@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from backend.api.deps import CurrentUser, MemberWorkspace, SessionDep
 from backend.errors import TooManyRequests, error_responses
-from backend.live import CLOSE, Hub, as_row
+from backend.live import CLOSE, RESET, Hub, as_row
 from backend.services import events as events_service
 
 router = APIRouter(prefix="/api/workspaces/{ws}", tags=["live"])
@@ -108,6 +108,9 @@ async def stream_events(
                 except TimeoutError:
                     return  # a bounded life: the client reconnects with Last-Event-ID
                 if row is CLOSE:
+                    return
+                if row is RESET:  # the workspace was deleted
+                    yield ServerSentEvent(event="reset", data="{}")
                     return
                 if row[0] > newest:  # the backlog may already have sent it
                     yield _event(row)

@@ -77,7 +77,7 @@ class InlineOut(BaseModel):
     ],  # backend.limits.throttle: 429 past route_rate_limit
 )
 def post_inline(body: InlineIn, user: CurrentUser, db: SessionDep, model: ModelDep) -> InlineOut:
-    workspaces_service.require_member(db, user_id=user.id, workspace_id=body.workspace_id)
+    workspaces_service.require_editor(db, user_id=user.id, workspace_id=body.workspace_id)
     selection = body.selection
     problem = inline_context.check(selection.text, body.before, body.after)
     if problem is None and (

@@ -108,7 +108,7 @@ def apply_proposal(
     settings: SettingsDep,
 ) -> AppliedOut:
     proposal = _owned(db, conversation_id, proposal_id, user.id)
-    workspaces.require_member(db, user_id=user.id, workspace_id=proposal.workspace_id)
+    workspaces.require_editor(db, user_id=user.id, workspace_id=proposal.workspace_id)
     doc = service.apply(db, proposal=proposal, max_bytes=settings.max_note_bytes)
     return AppliedOut(path=doc.path, revision=doc.revision)
 
@@ -125,7 +125,7 @@ def applied_in_editor(
     conversation_id: str, proposal_id: str, user: CurrentUser, db: SessionDep
 ) -> StatusOut:
     proposal = _owned(db, conversation_id, proposal_id, user.id)
-    workspaces.require_member(db, user_id=user.id, workspace_id=proposal.workspace_id)
+    workspaces.require_editor(db, user_id=user.id, workspace_id=proposal.workspace_id)
     service.mark_applied_in_editor(db, proposal=proposal)
     return StatusOut(proposal_id=proposal.id, status=proposal.status)
 

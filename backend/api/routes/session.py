@@ -20,7 +20,7 @@ from backend.api.deps import (
 )
 from backend.config import Settings
 from backend.db import utcnow
-from backend.errors import Unauthorized, error_responses
+from backend.errors import Forbidden, Unauthorized, error_responses
 from backend.limits.throttle import Throttle, client_address
 from backend.models import User
 from backend.services import sessions as sessions_service
@@ -29,6 +29,7 @@ from backend.services import users as users_service
 router = APIRouter(prefix="/api/session", tags=["session"])
 
 WRONG_CREDENTIALS = "The username or password is not correct."
+DISABLED = "This account is disabled. Ask an administrator to enable it."
 
 
 class SignIn(BaseModel):
@@ -38,6 +39,7 @@ class SignIn(BaseModel):
 
 class SessionOut(BaseModel):
     username: str
+    admin: bool = Field(description="Whether this user administers the installation (SPEC §17).")
 
 
 def cookie_is_secure(request: Request, settings: Settings) -> bool:
@@ -97,17 +99,24 @@ async def sign_in(
             throttle.sign_in_failed(body.username, address)
             raise Unauthorized(WRONG_CREDENTIALS)
     throttle.sign_in_succeeded(body.username)
+    if user.disabled:
+        raise Forbidden(DISABLED)
 
-    def open_session(user: User) -> tuple[str, int, str]:
+    def open_session(user: User) -> tuple[str, int, bool, str]:
         if old:  # a new sign-in replaces the old session rather than leaving it valid
             sessions_service.delete_session(db, token=old, secret=settings.secret_key)
         token = sessions_service.create_session(
-            db, user_id=user.id, ttl=ttl, now=utcnow(), secret=settings.secret_key
+            db,
+            user_id=user.id,
+            ttl=ttl,
+            now=utcnow(),
+            secret=settings.secret_key,
+            user_agent=request.headers.get("user-agent"),
         )
-        return user.username, user.id, token
+        return user.username, user.id, user.admin, token
 
     signed_in = await anyio.to_thread.run_sync(open_session, user)
-    username, user_id, token = signed_in
+    username, user_id, admin, token = signed_in
     response.set_cookie(
         SESSION_COOKIE,
         token,
@@ -118,14 +127,14 @@ async def sign_in(
         secure=cookie_is_secure(request, settings),
     )
     request.state.user_id = user_id
-    return SessionOut(username=username)
+    return SessionOut(username=username, admin=admin)
 
 
 @router.get(
     "", response_model=SessionOut, summary="Who is signed in", responses=error_responses(401)
 )
 def who_am_i(user: CurrentUser) -> SessionOut:
-    return SessionOut(username=user.username)
+    return SessionOut(username=user.username, admin=user.admin)
 
 
 @router.delete(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from backend.api.deps import CurrentUser, SessionDep
 from backend.errors import error_responses
@@ -15,6 +15,7 @@ router = APIRouter(prefix="/api/workspaces", tags=["workspaces"])
 class WorkspaceOut(BaseModel):
     id: str
     name: str
+    role: str = Field(description="The signed-in user's role here: owner, editor or reader.")
 
 
 @router.get(
@@ -25,6 +26,6 @@ class WorkspaceOut(BaseModel):
 )
 def list_workspaces(user: CurrentUser, db: SessionDep) -> list[WorkspaceOut]:
     return [
-        WorkspaceOut(id=w.id, name=w.name)
-        for w in workspaces_service.list_for_user(db, user_id=user.id)
+        WorkspaceOut(id=w.id, name=w.name, role=role)
+        for w, role in workspaces_service.list_for_user(db, user_id=user.id)
     ]
