@@ -54,6 +54,10 @@ class TooLarge(DomainError):
     """The body is larger than allowed."""
 
 
+class Unprocessable(DomainError):
+    """Well-formed, but breaks a rule of the thing asked for (a username or password rule)."""
+
+
 class TooManyRequests(DomainError):
     """Throttled (backend.limits.throttle): try again after `retry_after` seconds."""
 
@@ -70,6 +74,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Conflict: 409,
     PreconditionFailed: 412,
     TooLarge: 413,
+    Unprocessable: 422,
     TooManyRequests: 429,
 }
 

@@ -10,10 +10,34 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.db import storable
-from backend.errors import BadRequest
+from backend.errors import BadRequest, Unprocessable
 from backend.models import User
 
 MAX_USERNAME = 64
+MIN_PASSWORD = 10
+USERNAME_RULE = f"A username has 1 to {MAX_USERNAME} characters, each one of a-z 0-9 . _ -."
+PASSWORD_RULE = f"A password has at least {MIN_PASSWORD} characters and is not the username."
+_USERNAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def username_problem(username: str) -> str | None:
+    """Why `username` cannot name a new account (SPEC §17), or None."""
+    ok = 1 <= len(username) <= MAX_USERNAME and set(username) <= _USERNAME_CHARS
+    return None if ok else USERNAME_RULE
+
+
+def password_problem(password: str, *, username: str) -> str | None:
+    """Why `password` cannot be a new password for `username` (SPEC §17), or None."""
+    if len(password) < MIN_PASSWORD or password == username or not storable(password):
+        return PASSWORD_RULE
+    return None
+
+
+def check_new_account(username: str, password: str) -> None:
+    """Unprocessable (422) with the rule a new account's name or password breaks."""
+    problem = username_problem(username) or password_problem(password, username=username)
+    if problem:
+        raise Unprocessable(problem)
 
 
 def _password_bytes(password: str) -> bytes:
