@@ -190,6 +190,8 @@ class OidcClient:
         state = params.get("state") or ""
         if not hmac.compare_digest(state.encode(), str(saved.get("s", "")).encode()):
             raise OidcRefused("state")
+        if params.get("iss", self.issuer) != self.issuer:  # RFC 9207: another provider's answer
+            raise OidcRefused("provider")
         if "error" in params:
             denied = params["error"] in ("access_denied", "consent_required", "login_required")
             raise OidcRefused("denied" if denied else "provider")
