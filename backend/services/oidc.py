@@ -241,9 +241,12 @@ class OidcClient:
             params: dict[str, Any] = {"nonce": nonce, "client_id": self.client_id}
             if isinstance(access_token, str):
                 params["access_token"] = access_token
-            checked = CodeIDToken(
-                decoded.claims, decoded.header, {"iss": {"values": [self.issuer]}}, params
-            )
+            # Authlib checks `aud` only when told to: it must name this client.
+            options = {
+                "iss": {"essential": True, "values": [self.issuer]},
+                "aud": {"essential": True, "values": [self.client_id]},
+            }
+            checked = CodeIDToken(decoded.claims, decoded.header, options, params)
             checked.validate(leeway=60)
         except (JoseError, AuthlibBaseError, ValueError, KeyError, TypeError):
             # joserfc's and Authlib's errors: any of them means not valid

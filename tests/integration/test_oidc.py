@@ -5,6 +5,7 @@ on a real uvicorn server, and httpx going through the provider's forms as a brow
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -249,3 +250,42 @@ def test_the_answer_of_a_provider_that_cannot_be_reached(app_factory) -> None:
     response = client.get("/api/oidc/login", follow_redirects=False)
     assert response.status_code == 302
     assert response.headers["location"] == "/#signin-error=provider"
+
+
+def test_the_state_cookie_is_refused_when_forged_or_old() -> None:
+    from backend.services.oidc import STATE_SECONDS, OidcRefused, read_state, sign_state
+
+    values = {"s": "state", "n": "nonce", "v": "verifier", "r": "http://x/api/oidc/callback"}
+    good = sign_state("server-secret", values)
+    assert read_state("server-secret", good)["s"] == "state"
+    old = sign_state("server-secret", values, now=time.time() - STATE_SECONDS - 1)
+    header, payload, signature = good.split(".")
+    for bad in (
+        sign_state("another-secret", values),  # signed by someone else
+        old,
+        f"{header}.{payload}.{signature[:-2]}AA",
+        "",
+        None,
+        "not.a.token",
+    ):
+        with pytest.raises(OidcRefused) as refused:
+            read_state("server-secret", bad)
+        assert refused.value.code == "state"
+
+
+@pytest.mark.parametrize(
+    ("given", "folded"),
+    [
+        ("Carol.Smith", "carol.smith"),
+        ("José Núñez", "jose-nunez"),
+        ("李", "user"),
+        ("--a@b--", "a-b"),
+        ("x" * 80, "x" * 64),
+    ],
+)
+def test_usernames_are_folded_to_the_account_rules(given: str, folded: str) -> None:
+    from backend.services.oidc import fold_username
+    from backend.services.users import username_problem
+
+    assert fold_username(given) == folded
+    assert username_problem(folded) is None
