@@ -86,6 +86,8 @@ def _clear_state(response: RedirectResponse, request: Request, settings: Setting
 
 @router.get(
     LOGIN_PATH,
+    # A browser navigation (a redirect), not a JSON API: docs/oidc.md describes it.
+    include_in_schema=False,
     response_class=RedirectResponse,
     status_code=302,
     summary="Sign in at the identity provider",
@@ -118,6 +120,8 @@ async def login(request: Request, settings: SettingsDep) -> RedirectResponse:
 
 @router.get(
     "/api/oidc/callback",
+    # A browser navigation (a redirect), not a JSON API: docs/oidc.md describes it.
+    include_in_schema=False,
     name=CALLBACK_ROUTE,
     response_class=RedirectResponse,
     status_code=302,
