@@ -31,6 +31,7 @@ from backend.api.routes import (
     events,
     inline,
     key_sessions,
+    oidc,
     proposals,
     search,
     session,
@@ -186,6 +187,7 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         events,
         agent_proposals,
+        oidc,
     )
     for module in routers:
         app.include_router(module.router)
