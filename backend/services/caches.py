@@ -33,6 +33,10 @@ class Bounded(Generic[K, V]):
     def used(self) -> float:
         return self._cache.currsize
 
+    @property
+    def limit(self) -> float:
+        return self._cache.maxsize
+
     def get(self, key: K) -> V | None:
         with self._lock:
             return self._cache.get(key)

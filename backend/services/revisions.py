@@ -99,6 +99,15 @@ class _Keyframe:
         self.dictionary.precompute_compress(level=_LEVEL)
 
 
+def _keyframe_cost(entry: _Keyframe) -> int:
+    return 3 * len(entry.text)
+
+
+def _keyframe_cache(limit: int) -> Bounded[_KeyframeKey, _Keyframe]:
+    """A keyframe cache of `limit` bytes, as `keyframes` keeps one per app."""
+    return Bounded(limit, cost=_keyframe_cost)
+
+
 def keyframes(db: Session) -> Bounded[_KeyframeKey, _Keyframe]:
     """Decompressed keyframes, at most _CACHE_BYTES, least recently used dropped first.
 
@@ -107,7 +116,7 @@ def keyframes(db: Session) -> Bounded[_KeyframeKey, _Keyframe]:
     row id that SQLite reuses after a rollback or a prune never finds another row's text.
     An entry counts three times its text: the text, the dictionary's copy and its tables.
     """
-    return caches.of(db).map("keyframes", _CACHE_BYTES, cost=lambda entry: 3 * len(entry.text))
+    return caches.of(db).map("keyframes", _CACHE_BYTES, cost=_keyframe_cost)
 
 
 def _compress(data: bytes, base: _Keyframe | None) -> bytes:
