@@ -23,7 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend import VERSION
 from backend.api.routes import (
+    account,
     active_note,
+    admin,
     agent_proposals,
     assistant,
     conversations,
@@ -34,6 +36,7 @@ from backend.api.routes import (
     proposals,
     search,
     session,
+    setup,
     tokens,
     workspaces,
 )
@@ -51,6 +54,7 @@ from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
 from backend.services.revisions import purge_deleted
+from backend.services.setup import announce as announce_setup
 from backend.services.users import Passwords
 
 log = logging.getLogger("ambient.app")
@@ -118,6 +122,8 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.live.start()  # live notes: the event fan-out (and its listener)
+        if not settings.demo:  # no account yet: log the one-time setup code (SPEC §17)
+            await asyncio.to_thread(announce_setup, sessionmaker, secret_key=settings.secret_key)
         purging = asyncio.create_task(
             _purge_history_periodically(sessionmaker), name="ana-history-purge"
         )
@@ -186,6 +192,9 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         events,
         agent_proposals,
+        account,
+        admin,
+        setup,
     )
     for module in routers:
         app.include_router(module.router)
