@@ -126,7 +126,10 @@ def test_openapi_declares_models_and_errors(app):
             if code.startswith("4"):
                 ref = response["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorOut"), (path, method, code)
-        protected = (path, method) not in {("/api/session", "post"), ("/api/health", "get")}
+        # Signing in and first-run setup come before any sign-in (SPEC §17).
+        public = {("/api/session", "post"), ("/api/health", "get")}
+        public |= {("/api/setup", "get"), ("/api/setup", "post")}
+        protected = (path, method) not in public
         if protected and not path.startswith("/api/assistant"):
             assert "401" in responses, (path, method)
         if "{ws}" in path:
