@@ -11,7 +11,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy.orm import Session
 
+from backend.db import build_engine
+from backend.services.users import Passwords, authenticate
 from support.servers import REPO, ServeProcess, clean_env
 
 SECRET = "cli-test-secret-0123456789-abcdef"
@@ -197,3 +200,41 @@ def test_the_commands_on_postgresql(pg_url: str, tmp_path: Path):
 def test_serve_forms_still_parse(form):
     r = cli(*form)
     assert r.returncode == 0 and "--data-dir" in r.stdout
+
+
+def test_the_password_prompt_asks_twice(tmp_path: Path):
+    """Without --password-stdin the password is asked for twice. The command runs here with
+    no terminal (a new session), so getpass reads the two answers from stdin."""
+    where = ("--data-dir", str(tmp_path / "data"))
+
+    def prompted(*args: str, answers: str):
+        return subprocess.run(
+            [sys.executable, "serve.py", *args, *where],
+            input=answers,
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=clean_env(),
+            timeout=120,
+            check=False,
+            start_new_session=True,
+        )
+
+    r = prompted("users", "add", "kim", answers=f"{PASSWORD}\n{PASSWORD}-typo\n")
+    assert r.returncode == 1 and "The two passwords differ." in r.stderr
+    assert cli("users", "list", *where).stdout == ""
+    r = prompted("users", "add", "kim", answers=f"{PASSWORD}\n{PASSWORD}\n")
+    assert r.returncode == 0, r.stderr
+    assert "Password again" in r.stderr + r.stdout
+    r = prompted("users", "passwd", "kim", answers=f"{PASSWORD}-2\n{PASSWORD}-2\n")
+    assert r.returncode == 0, r.stderr
+    assert cli("users", "list", *where).stdout.splitlines() == ["kim\t-"]
+    engine = build_engine(f"sqlite:///{(tmp_path / 'data' / 'ambient.db').as_posix()}")
+    try:
+        with Session(engine) as db:
+            found = authenticate(
+                db, username="kim", password=f"{PASSWORD}-2", passwords=Passwords()
+            )
+            assert found is not None
+    finally:
+        engine.dispose()
