@@ -88,7 +88,10 @@ def announce(maker: sessionmaker[Session], *, secret_key: str) -> bool:
         if not is_needed(db):
             return False
         code = code_for(secret_key, ensure_salt(db))
-    log.warning(
+    # At least WARNING, and never below the configured level: the operator must see it.
+    level = max(logging.WARNING, log.getEffectiveLevel())
+    log.log(
+        level,
         "No account exists yet: open the page and create the first administrator with "
         f"setup code {code}",
         extra={"fields": {"setup_needed": True}},

@@ -143,3 +143,11 @@ def test_two_setups_at_once_make_one_administrator(app_factory):
     assert sorted(statuses) == [201, 404]
     with open_db(apps[0]) as db:
         assert db.scalar(select(func.count()).select_from(User)) == 1
+
+
+def test_the_code_is_logged_even_when_the_log_level_hides_warnings(app_factory, logs):
+    app = app_factory(log_level="ERROR")
+    with TestClient(app):
+        pass
+    [line] = logs.named("ambient.setup")
+    assert line.levelno >= logging.ERROR and the_code(app) in line.getMessage()
