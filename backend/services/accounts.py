@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -178,14 +178,12 @@ def create_account(
 
 
 def _enabled_admins(db: Session) -> int:
-    return (
-        db.scalar(
-            select(func.count())
-            .select_from(User)
-            .where(User.admin.is_(True), User.disabled.is_(False))
-        )
-        or 0
-    )
+    """How many enabled administrators there are, their rows locked (PostgreSQL) until the
+    commit: two administrators demoting each other at once cannot both pass the check."""
+    ids = db.scalars(
+        select(User.id).where(User.admin.is_(True), User.disabled.is_(False)).with_for_update()
+    ).all()
+    return len(ids)
 
 
 def change_user(

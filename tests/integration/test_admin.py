@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from live_helpers import Live
 from sqlalchemy import func, select
 
-from backend.models import KeySession, UserSession
+from backend.models import KeySession, User, UserSession
 
 
 @pytest.fixture
@@ -201,3 +201,35 @@ def test_disabling_closes_the_users_event_streams(app_factory):
             alices.close()
     finally:
         live.stop()
+
+
+def test_two_administrators_demoting_each_other_at_once_leave_one(app_factory):
+    import threading
+
+    apps = [app_factory(), app_factory()]  # two processes on one database
+    seed_world(apps[0])
+    alice = sign_in(TestClient(apps[0]), "alice")
+    assert alice.patch("/api/admin/users/bob", json={"admin": True}).status_code == 200
+    clients = {"alice": alice, "bob": sign_in(TestClient(apps[1]), "bob")}
+    statuses: list[int] = []
+    barrier = threading.Barrier(2)
+
+    def demote(actor: str, target: str) -> None:
+        barrier.wait(timeout=30)
+        r = clients[actor].patch(f"/api/admin/users/{target}", json={"admin": False})
+        statuses.append(r.status_code)
+
+    threads = [
+        threading.Thread(target=demote, args=("alice", "bob")),
+        threading.Thread(target=demote, args=("bob", "alice")),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    # The later one is refused: by the check (409), or earlier, because its actor is no
+    # longer an administrator when its request is checked (403).
+    assert sorted(statuses) in ([200, 403], [200, 409])
+    with open_db(apps[0]) as db:
+        admins = db.scalars(select(User.username).where(User.admin.is_(True))).all()
+    assert len(admins) == 1
