@@ -8,6 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 PUBLIC = {("POST", "/api/session"), ("GET", "/api/health")}
+# First-run setup comes before any account exists (SPEC §17; test_setup.py).
+PUBLIC |= {("GET", "/api/setup"), ("POST", "/api/setup")}
 
 
 def _api_routes(app):
