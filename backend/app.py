@@ -30,6 +30,7 @@ from backend.api.routes import (
     documents,
     events,
     inline,
+    invitations,
     key_sessions,
     proposals,
     search,
@@ -175,6 +176,7 @@ def create_app(settings: Settings) -> FastAPI:
     routers = (
         session,
         workspaces,
+        invitations,
         documents,
         search,
         key_sessions,

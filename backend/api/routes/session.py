@@ -60,6 +60,22 @@ def cookie_is_secure(request: Request, settings: Settings) -> bool:
     return forwarded == "https"
 
 
+def set_session_cookie(
+    response: Response, request: Request, settings: Settings, *, token: str, ttl: timedelta
+) -> None:
+    """The sign-in cookie: HttpOnly, SameSite=Lax, Secure over HTTPS (also after accepting an
+    invitation with a new account)."""
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(ttl.total_seconds()),
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=cookie_is_secure(request, settings),
+    )
+
+
 @router.post(
     "",
     response_model=SessionOut,
@@ -117,15 +133,7 @@ async def sign_in(
 
     signed_in = await anyio.to_thread.run_sync(open_session, user)
     username, user_id, admin, token = signed_in
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=int(ttl.total_seconds()),
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=cookie_is_secure(request, settings),
-    )
+    set_session_cookie(response, request, settings, token=token, ttl=ttl)
     request.state.user_id = user_id
     return SessionOut(username=username, admin=admin)
 
