@@ -7,8 +7,9 @@ import logging
 import threading
 
 import pytest
-from conftest import open_db
+from conftest import open_db, seed_world
 from fastapi.testclient import TestClient
+from live_helpers import END, Live, Stream
 from sqlalchemy import func, select
 
 from backend.models import KeySession, Membership, Workspace
@@ -204,3 +205,29 @@ def test_audit_lines_for_create_rename_delete(app, alice_client):
         ("workspace.delete", alice, "audit-me"),
     ]
     assert all(line["logger"] == "ambient.audit" for line in lines)
+
+
+def test_deleting_a_workspace_resets_every_open_stream_of_it(app_factory):
+    app = app_factory(events_keepalive_seconds=0.5)
+    seed_world(app)
+    live = Live(app)
+    streams: list[Stream] = []
+    try:
+        alice, bob = live.client("alice"), live.client("bob")
+        for client, ws in ((alice, "team"), (bob, "team"), (bob, "bob-notes")):
+            s = Stream(live.url, ws, client.cookies)
+            streams.append(s)
+            assert s.status == 200
+            first = s.next(timeout=10)
+            assert first is not END and first.comment == "connected"
+        response = alice.request("DELETE", "/api/workspaces/team", json={"confirm": "Team"})
+        assert response.status_code == 204
+        for s in streams[:2]:
+            assert s.next_event().event == "reset"
+            s.wait_end(timeout=10)
+        bob.put("/api/workspaces/bob-notes/documents/b.md", content=b"b")
+        assert streams[2].next_event().json()["path"] == "b.md"
+    finally:
+        for s in streams:
+            s.close()
+        live.stop()
