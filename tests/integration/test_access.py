@@ -7,7 +7,11 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-PUBLIC = {("POST", "/api/session"), ("GET", "/api/health")}
+PUBLIC = {
+    ("POST", "/api/session"),
+    ("GET", "/api/health"),
+    ("GET", "/api/invitations/{secret}"),  # an invitation link is read before signing in (§17)
+}
 
 
 def _api_routes(app):

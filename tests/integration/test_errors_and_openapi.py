@@ -96,7 +96,7 @@ def test_any_path_and_text_is_saved_or_refused_cleanly(alice_client, path, text)
 
 
 def test_method_not_allowed_and_unknown_routes_are_json(alice_client):
-    for method, url in (("PATCH", f"{WS}/a.md"), ("POST", "/api/workspaces"), ("GET", "/api/x")):
+    for method, url in (("PATCH", f"{WS}/a.md"), ("PUT", "/api/workspaces"), ("GET", "/api/x")):
         response = alice_client.request(method, url)
         assert response.status_code in (404, 405)
         _assert_error_json(response)
@@ -126,7 +126,12 @@ def test_openapi_declares_models_and_errors(app):
             if code.startswith("4"):
                 ref = response["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorOut"), (path, method, code)
-        protected = (path, method) not in {("/api/session", "post"), ("/api/health", "get")}
+        public = {
+            ("/api/session", "post"),
+            ("/api/health", "get"),
+            ("/api/invitations/{secret}", "get"),  # read before signing in (SPEC §17)
+        }
+        protected = (path, method) not in public
         if protected and not path.startswith("/api/assistant"):
             assert "401" in responses, (path, method)
         if "{ws}" in path:
