@@ -29,19 +29,19 @@ def list_members(db: Session, *, workspace_id: str) -> list[tuple[str, str]]:
     return [(username, role) for username, role in rows]
 
 
-def _member_id(db: Session, *, workspace_id: str, username: str) -> int:
-    """The member's user id; NotFound when no such user is a member."""
+def _member(db: Session, *, workspace_id: str, username: str) -> tuple[int, str]:
+    """The member's user id and role; NotFound when no such user is a member."""
     user = users.get_by_username(db, username=username)
     if user is None:
         raise NotFound(NO_SUCH_MEMBER)
-    found = db.scalar(
-        select(Membership.user_id).where(
+    role: str | None = db.scalar(
+        select(Membership.role).where(
             Membership.workspace_id == workspace_id, Membership.user_id == user.id
         )
     )
-    if found is None:
+    if role is None:
         raise NotFound(NO_SUCH_MEMBER)
-    return user.id
+    return user.id, role
 
 
 def _lock(db: Session, *, workspace_id: str) -> None:
@@ -65,12 +65,16 @@ def _keep_an_owner(db: Session, *, workspace_id: str) -> None:
 
 
 def set_role(db: Session, *, workspace_id: str, username: str, role: str, actor: int) -> str:
-    """Give the member `role`; the last owner keeps theirs (Conflict). Their key sessions and
-    event streams of the workspace end at the commit (they come back under the new role)."""
+    """Give the member `role`; the last owner keeps theirs (Conflict). When the role changes,
+    their key sessions and event streams of the workspace end at the commit (they come back
+    under the new role); the same role again changes nothing."""
     if role not in ROLES:
         raise Unprocessable(BAD_ROLE)
     _lock(db, workspace_id=workspace_id)
-    user_id = _member_id(db, workspace_id=workspace_id, username=username)
+    user_id, current = _member(db, workspace_id=workspace_id, username=username)
+    if current == role:  # nothing changes, so nothing of the member's ends
+        db.rollback()
+        return role
     db.execute(
         update(Membership)
         .where(Membership.workspace_id == workspace_id, Membership.user_id == user_id)
@@ -87,7 +91,7 @@ def remove(db: Session, *, workspace_id: str, username: str, actor: int) -> None
     """End the membership; the last owner stays (Conflict). At the commit the member's key
     sessions and event streams of the workspace end; their tokens stop reaching it."""
     _lock(db, workspace_id=workspace_id)
-    user_id = _member_id(db, workspace_id=workspace_id, username=username)
+    user_id, _role = _member(db, workspace_id=workspace_id, username=username)
     db.execute(
         delete(Membership).where(
             Membership.workspace_id == workspace_id, Membership.user_id == user_id
