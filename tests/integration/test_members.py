@@ -178,6 +178,10 @@ def test_a_change_ends_the_members_key_sessions_of_that_workspace(app, alice_cli
     )
     assert (count("bob", "team"), count("bob", "bob-notes"), count("alice", "team")) == (0, 1, 1)
     assert bob_client.post("/api/workspaces/team/key-sessions").status_code == 201
+    # The role bob already holds: nothing changes, nothing of his ends.
+    response = alice_client.patch("/api/workspaces/team/members/bob", json={"role": "reader"})
+    assert response.status_code == 200
+    assert count("bob", "team") == 1
     assert alice_client.delete("/api/workspaces/team/members/bob").status_code == 204
     assert (count("bob", "team"), count("bob", "bob-notes"), count("alice", "team")) == (0, 1, 1)
     assert bob_client.post("/api/workspaces/team/key-sessions").status_code == 403
