@@ -129,6 +129,7 @@ def test_openapi_declares_models_and_errors(app):
         public = {
             ("/api/session", "post"),
             ("/api/health", "get"),
+            ("/api/session/providers", "get"),  # the sign-in page asks it (docs/oidc.md)
             ("/api/invitations/{secret}", "get"),  # read before signing in (SPEC §17)
         }
         protected = (path, method) not in public
