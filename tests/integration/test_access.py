@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 PUBLIC = {
     ("POST", "/api/session"),
     ("GET", "/api/health"),
+    ("GET", "/api/session/providers"),  # the sign-in page asks it first (docs/oidc.md)
     ("GET", "/api/invitations/{secret}"),  # an invitation link is read before signing in (§17)
 }
 

@@ -294,6 +294,10 @@ def _events(w, c, kind):
     return c.get("/api/workspaces/personal/events"), None
 
 
+def _providers(w, c, kind):
+    return c.get("/api/session/providers"), None
+
+
 def _fresh_workspace(w) -> str:
     """A new workspace alice owns (so a cell may delete it or change its members)."""
     w._n += 1
@@ -376,6 +380,8 @@ ROUTES = {
         {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401},
     ),
     ("POST", "/api/session"): (_sign_in, dict.fromkeys(CALLERS, 200)),
+    # The sign-in page asks which providers exist before anyone signs in (docs/oidc.md).
+    ("GET", "/api/session/providers"): (_providers, dict.fromkeys(CALLERS, 200)),
     ("DELETE", "/api/session"): (
         _sign_out,
         {"anonymous": 401, "member": 204, "non-member": 204, "expired-session": 401},
