@@ -10,10 +10,11 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.db import storable
-from backend.errors import NotFound
+from backend.errors import Conflict, NotFound
 from backend.models import Membership, User, Workspace
 from backend.models.people import Invitation
 from backend.services.workspaces import ROLES, audit
@@ -23,6 +24,7 @@ NOT_VALID = (
     "Ask for a new one."
 )
 NO_SUCH_INVITATION = "There is no such invitation."
+USERNAME_TAKEN = "That username is taken. Choose another, or sign in first and open the link again."
 MAX_SECRET_CHARS = 128
 
 
@@ -163,3 +165,24 @@ def use(db: Session, *, secret: str, user_id: int, now: datetime) -> tuple[str, 
     else:
         role = membership.role
     return workspace_id, role
+
+
+def join_with_new_account(
+    db: Session, *, secret: str, username: str, password_hash: str, now: datetime
+) -> tuple[User, str, str]:
+    """Create the account (its name and password already checked) and use the link for it, in
+    one transaction: (the user, workspace id, role). Conflict when the username is taken;
+    NotFound when the link cannot be used, and then no account is left behind either."""
+    if db.scalar(select(User.id).where(User.username == username)) is not None:
+        db.rollback()
+        raise Conflict(USERNAME_TAKEN)
+    account = User(username=username, password_hash=password_hash)
+    db.add(account)
+    try:
+        db.flush()
+    except IntegrityError:  # taken a moment ago by another request
+        db.rollback()
+        raise Conflict(USERNAME_TAKEN) from None
+    workspace_id, role = use(db, secret=secret, user_id=account.id, now=now)
+    db.commit()
+    return account, workspace_id, role

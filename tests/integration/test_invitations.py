@@ -361,3 +361,22 @@ def test_audit_lines_and_the_secret_never_logged(app, alice_client, caplog):
         ("invitation.accept", carol, "team", "carol", "reader"),
         ("invitation.revoke", ids["alice"], "team", None, None),
     ]
+
+
+def test_two_new_accounts_racing_for_a_one_use_link_leave_one_account(app, alice_client):
+    _made, secret = invite(alice_client)
+    responses = at_once(
+        *(
+            lambda name=name: TestClient(app).post(
+                f"/api/invitations/{secret}/accept",
+                json={"username": name, "password": f"{name}-password"},
+            )
+            for name in ("carol", "dave", "erin")
+        )
+    )
+    assert sorted(r.status_code for r in responses) == [201, 404, 404]
+    with open_db(app) as db:
+        names = set(db.scalars(select(User.username)))
+    assert len(names - {"alice", "bob"}) == 1
+    (joined,) = names - {"alice", "bob"}
+    assert role_in(app, joined, "team") == "editor"

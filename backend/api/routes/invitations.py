@@ -23,7 +23,6 @@ from backend.api.routes.session import set_session_cookie
 from backend.db import utcnow
 from backend.errors import Conflict, NotFound, Unauthorized, error_responses
 from backend.limits.throttle import Throttle, client_address
-from backend.models import User
 from backend.services import invitations as invitations_service
 from backend.services import sessions as sessions_service
 from backend.services import users as users_service
@@ -31,7 +30,6 @@ from backend.services.workspaces import audit
 
 router = APIRouter(prefix="/api", tags=["invitations"])
 
-USERNAME_TAKEN = "That username is taken. Choose another, or sign in first and open the link again."
 # Where the page reads the secret: in the fragment, which no browser sends to a server (so no
 # access log or Referer header ever holds it).
 URL_FRAGMENT = "#invite="
@@ -253,22 +251,16 @@ def accept_invitation(
         db.rollback()
     users_service.check_new_account(body.username, body.password)
     if users_service.get_by_username(db, username=body.username) is not None:
-        raise Conflict(USERNAME_TAKEN)
+        raise Conflict(invitations_service.USERNAME_TAKEN)  # before the hash's cost
     db.rollback()
     with throttle.password_slots:  # argon2's memory, one hash at a time (as for sign-ins)
         password_hash = passwords.hash(body.password)
-    account = User(username=body.username, password_hash=password_hash)
-    db.add(account)
     try:
-        db.flush()
-    except IntegrityError:  # taken a moment ago by another request
-        db.rollback()
-        raise Conflict(USERNAME_TAKEN) from None
-    try:
-        workspace_id, role = invitations_service.use(db, secret=secret, user_id=account.id, now=now)
+        account, workspace_id, role = invitations_service.join_with_new_account(
+            db, secret=secret, username=body.username, password_hash=password_hash, now=now
+        )
     except NotFound as error:  # used up by someone else meanwhile: no account either
         raise _counted(request, address, error) from None
-    db.commit()
     ttl = timedelta(hours=settings.session_ttl_hours)
     token = sessions_service.create_session(
         db,
