@@ -40,7 +40,6 @@ class AccountDialog:
                 "id": "password-new",
                 "type": "password",
                 "required": True,
-                "minlength": "10",
                 "autocomplete": "new-password",
                 "data-testid": "password-new",
             },

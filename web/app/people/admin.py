@@ -35,7 +35,6 @@ class UsersDialog:
                 "data-testid": "user-new-password",
                 "type": "password",
                 "required": True,
-                "minlength": "10",
                 "autocomplete": "new-password",
             },
         )
