@@ -285,6 +285,11 @@ def test_a_password_change_signs_the_other_browser_out(
 
 def test_create_rename_and_delete_a_workspace(page: Page, server: Server) -> None:
     sign_in(page, server)
+    page.get_by_test_id("workspace-new").click()  # opened and closed with its ✕: nothing made
+    page.get_by_test_id("workspace-name-input").fill("never made")
+    page.get_by_test_id("workspace-new-dialog-close").click()
+    expect(page.get_by_test_id("workspace-new-dialog")).not_to_be_visible()
+    assert "never-made" not in workspace_ids(page)
     name = unique("Project ")
     create_workspace(page, name)
     ws = page.get_by_test_id("workspace-select").input_value()

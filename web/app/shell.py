@@ -67,6 +67,7 @@ class Shell:
         self.preferred: str | None = None  # the workspace the next `enter` opens (SPEC §17)
         self._sign_in_seq = 0  # which sign-in form is on screen (a late answer checks it)
         self._plain_sign_in = False  # the next sign-in form shows no setup or invitation
+        self._sign_in_then = self.enter  # what the sign-in form on screen continues with
 
     def say(self, text: str) -> None:
         self.message.textContent = text
@@ -170,6 +171,8 @@ class Shell:
         self.root.append(h("main", {"class": "signin"}, form))
         user.focus()
         self._sign_in_seq += 1
+        self._sign_in_then = then
+        self.listeners.on(window, "hashchange", self._on_hash)
         if self._plain_sign_in:
             self._plain_sign_in = False
         else:
@@ -209,6 +212,23 @@ class Shell:
 
     async def _enter_at(self, ws: str | None) -> None:
         self.preferred = ws
+        document.title = "Ambient Notes"
+        await self.enter()
+
+    async def _on_hash(self, event) -> None:
+        """An invitation link pasted into this window's address bar: show its form."""
+        if not current_invite():
+            return
+        if self.ctx.user is None:
+            self.show_sign_in(self._sign_in_then)
+            return
+        if not await self.ctx.flush_all(SWITCH_FLUSH_SECONDS):
+            self.say_until_saved(
+                "Some changes are not saved yet, so the invitation is not shown. Reload the "
+                "page once they say Saved."
+            )
+            return
+        self._leave_window()
         await self.enter()
 
     # -- the signed-in main window -------------------------------------------------------
@@ -309,6 +329,7 @@ class Shell:
         self.listeners.on(window, "message", self._on_message)  # a pop-out coming back
         self.listeners.on(self.select, "change", lambda event: self.switch(self.select.value))
         self.listeners.on(sign_out, "click", lambda event: self.sign_out())
+        self.listeners.on(window, "hashchange", self._on_hash)
         if not ctx.workspaces:
             self.say(
                 problem
