@@ -23,7 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend import VERSION
 from backend.api.routes import (
+    account,
     active_note,
+    admin,
     agent_proposals,
     assistant,
     conversations,
@@ -31,9 +33,11 @@ from backend.api.routes import (
     events,
     inline,
     key_sessions,
+    oidc,
     proposals,
     search,
     session,
+    setup,
     tokens,
     workspaces,
 )
@@ -50,7 +54,11 @@ from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
+from backend.services import documents as documents_service
+from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
+from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
+from backend.services.setup import announce as announce_setup
 from backend.services.users import Passwords
 
 log = logging.getLogger("ambient.app")
@@ -106,7 +114,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     engine = build_engine(settings.resolved_database_url())
     upgrade_to_head(engine)
-    sessionmaker = build_sessionmaker(engine)
+    # One set of caches per app, reached through its sessions (backend/services/caches.py).
+    caches = Caches()
+    sessionmaker = build_sessionmaker(engine, info={CACHES_INFO_KEY: caches})
+    documents_service.follow_commits(sessionmaker)
     purge_at_start(sessionmaker)
     passwords = Passwords()
     if settings.demo:
@@ -118,6 +129,8 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.live.start()  # live notes: the event fan-out (and its listener)
+        if not settings.demo:  # no account yet: log the one-time setup code (SPEC §17)
+            await asyncio.to_thread(announce_setup, sessionmaker, secret_key=settings.secret_key)
         purging = asyncio.create_task(
             _purge_history_periodically(sessionmaker), name="ana-history-purge"
         )
@@ -143,6 +156,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = sessionmaker
+    app.state.caches = caches
     app.state.passwords = passwords
     # One language-model client per app (None: offline); its model is resolved on first use.
     app.state.model = ChatModel.from_settings(settings)
@@ -159,7 +173,7 @@ def create_app(settings: Settings) -> FastAPI:
     install_error_handlers(app)
     # Innermost first. A request meets: nosniff, the log, the Host check, the body limit,
     # the same-origin guard, then the routes (each refusal is logged and carries nosniff).
-    app.add_middleware(SameOriginMiddleware)
+    app.add_middleware(SameOriginMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware, note_limit=settings.max_note_bytes)
     app.add_middleware(
         TrustedHostMiddleware, allowed_hosts=settings.allowed_host_list(), www_redirect=False
@@ -186,10 +200,15 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         events,
         agent_proposals,
+        oidc,
+        account,
+        admin,
+        setup,
     )
     for module in routers:
         app.include_router(module.router)
-    app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents
+    # /mcp for the user's own agents, under the same cross-origin rule
+    app.state.mcp_sessions = mount_mcp(app, lambda scope: _same_origin(scope, settings))
     mount_web(app, settings)
     return app
 
@@ -227,14 +246,15 @@ class SameOriginMiddleware:
     cross-origin POST/PUT/PATCH/DELETE, so a forged browser request cannot omit it.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         refused = (
             scope["type"] == "http"
             and scope["method"] not in SAFE_METHODS
-            and not _same_origin(scope)
+            and not _same_origin(scope, self.settings)
         )
         if refused:
             response = JSONResponse({"detail": CROSS_ORIGIN}, status_code=403)
@@ -257,7 +277,7 @@ def _origin_tuple(url: str) -> tuple[str, str, int] | None:
         return None
 
 
-def _same_origin(scope: Scope) -> bool:
+def _same_origin(scope: Scope, settings: Settings) -> bool:
     headers = Headers(scope=scope)
     claimed = headers.get("origin")
     if claimed is None:
@@ -269,7 +289,10 @@ def _same_origin(scope: Scope) -> bool:
     if source is None or not host:
         return False  # includes "Origin: null" (sandboxed frames, file://)
     schemes = {scope.get("scheme", "http")}
+    # X-Forwarded-Proto only from a proxy the operator named (as for the cookie's Secure
+    # flag); under `serve` uvicorn has already rewritten the scheme from such a proxy.
+    client = scope.get("client")
     forwarded = headers.get("x-forwarded-proto")
-    if forwarded:
+    if forwarded and settings.trusts_proxy(client[0] if client else None):
         schemes.add(forwarded.split(",")[0].strip().lower())
     return any(_origin_tuple(f"{scheme}://{host}") == source for scheme in schemes)
