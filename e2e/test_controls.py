@@ -82,6 +82,21 @@ OTHERS = (
     "chat-",
     "new-chat",
     "conversation-",
+    # people and workspaces (SPEC §17): e2e/test_people.py
+    "account-",
+    "password-",
+    "session",
+    "workspace-new",
+    "workspace-name-input",
+    "workspace-create",
+    "workspace-rename",
+    "workspace-delete",
+    "members-",
+    "member-",
+    "invite-",
+    "users-",
+    "user-",
+    "setup-",
 )
 # Where every button and field must carry a test id (the assistant's frame body is not ours).
 OURS = (

@@ -7,7 +7,7 @@ from js import document, window
 from ambient.contract import ASSISTANT, INBOX
 from app.agents.agent_proposals import AgentProposals
 from app.agents.sharing import panel_button
-from app.api_model import describe
+from app.api_model import ApiError, describe
 from app.dom import Listeners, h, spawn
 from app.frames.frameset import KINDS, Frameset
 from app.frames.layout_store import LayoutStore
@@ -15,6 +15,19 @@ from app.frames.popout import parse_return
 from app.notes.notelist import NoteList
 from app.notes.quick_open import QuickOpen
 from app.notes.search_panel import SearchPanel
+from app.people.account import account_button
+from app.people.admin import users_button
+from app.people.members import members_button
+from app.people.people_model import role_of
+from app.people.welcome import (
+    clear_invite,
+    current_invite,
+    lookup,
+    setup_needed,
+    show_invite,
+    show_setup,
+)
+from app.people.workspaces import new_workspace_button
 
 SWITCH_FLUSH_SECONDS = 5.0
 FRAME_BUTTONS = tuple((kind, frame.title) for kind, frame in KINDS.items())
@@ -51,6 +64,10 @@ class Shell:
         self.frameset: Frameset | None = None
         self.escape_handlers: list = []  # each closes its prompts; True if it closed one
         self.quick_open = None  # the Ctrl+O / Ctrl+P switcher, once signed in
+        self.preferred: str | None = None  # the workspace the next `enter` opens (SPEC §17)
+        self._sign_in_seq = 0  # which sign-in form is on screen (a late answer checks it)
+        self._plain_sign_in = False  # the next sign-in form shows no setup or invitation
+        self._sign_in_then = self.enter  # what the sign-in form on screen continues with
 
     def say(self, text: str) -> None:
         self.message.textContent = text
@@ -153,22 +170,87 @@ class Shell:
         self.listeners.on(form, "submit", on_submit, prevent=True)
         self.root.append(h("main", {"class": "signin"}, form))
         user.focus()
+        self._sign_in_seq += 1
+        self._sign_in_then = then
+        self.listeners.on(window, "hashchange", self._on_hash)
+        if self._plain_sign_in:
+            self._plain_sign_in = False
+        else:
+            spawn(self._instead_of_sign_in(then, self._sign_in_seq, alert))
+
+    async def _instead_of_sign_in(self, then, seq: int, alert) -> None:
+        """An invitation link, or a server with no user yet, shows its own form instead."""
+        api = self.ctx.api
+        secret = current_invite()
+        if secret:
+            try:
+                info = await lookup(api, secret)
+            except ApiError as exc:
+                clear_invite()
+                if seq == self._sign_in_seq:
+                    alert.textContent = describe(exc)
+                return
+            if seq == self._sign_in_seq:
+                self._reset()
+                show_invite(
+                    self,
+                    secret,
+                    info,
+                    signed_in=False,
+                    then=self._enter_at,
+                    sign_in=lambda: self._sign_in_for_invite(then),
+                )
+            return
+        if await setup_needed(api) and seq == self._sign_in_seq:
+            self._reset()
+            show_setup(self, then)
+
+    def _sign_in_for_invite(self, then) -> None:
+        """The plain sign-in form; once signed in, `enter` shows the invitation to join."""
+        self._plain_sign_in = True
+        self.show_sign_in(then)
+
+    async def _enter_at(self, ws: str | None) -> None:
+        self.preferred = ws
+        document.title = "Ambient Notes"
+        await self.enter()
+
+    async def _on_hash(self, event) -> None:
+        """An invitation link pasted into this window's address bar: show its form."""
+        if not current_invite():
+            return
+        if self.ctx.user is None:
+            self.show_sign_in(self._sign_in_then)
+            return
+        if not await self.ctx.flush_all(SWITCH_FLUSH_SECONDS):
+            self.say_until_saved(
+                "Some changes are not saved yet, so the invitation is not shown. Reload the "
+                "page once they say Saved."
+            )
+            return
+        self._leave_window()
+        await self.enter()
 
     # -- the signed-in main window -------------------------------------------------------
 
     async def enter(self) -> None:
         """Build the main window for the signed-in user: note list + one Assistant frame."""
-        self._reset()
         ctx = self.ctx
+        problem = ""
+        if secret := current_invite():  # an invitation link opened by someone signed in
+            try:
+                info = await lookup(ctx.api, secret)
+            except ApiError as exc:
+                clear_invite()
+                problem = describe(exc)
+            else:
+                self._reset()
+                show_invite(self, secret, info, signed_in=True, then=self._enter_at, sign_in=None)
+                return
+        self._reset()
         ctx.workspaces = await ctx.api.workspaces()
-        self.select = h(
-            "select",
-            {"id": "workspace-select", "data-testid": "workspace-select"},
-            *[
-                h("option", {"value": ws["id"], "text": ws.get("name") or ws["id"]})
-                for ws in ctx.workspaces
-            ],
-        )
+        self.select = h("select", {"id": "workspace-select", "data-testid": "workspace-select"})
+        self._draw_options()
         toolbar = h("div", {"class": "toolbar", "role": "group", "aria-label": "Open a frame"})
         for kind, label in FRAME_BUTTONS:
             button = h(
@@ -197,12 +279,16 @@ class Shell:
                 {"class": "ws"},
                 h("label", {"for": "workspace-select"}, "Workspace"),
                 self.select,
+                new_workspace_button(ctx, self),
             ),
             toolbar,
             h(
                 "div",
                 {"class": "who"},
                 h("span", {"class": "user", "text": name}),
+                members_button(ctx, self),
+                account_button(ctx, self),
+                users_button(ctx, self) if (ctx.user or {}).get("admin") else None,
                 panel_button(ctx, self),
                 sign_out,
             ),
@@ -243,11 +329,17 @@ class Shell:
         self.listeners.on(window, "message", self._on_message)  # a pop-out coming back
         self.listeners.on(self.select, "change", lambda event: self.switch(self.select.value))
         self.listeners.on(sign_out, "click", lambda event: self.sign_out())
+        self.listeners.on(window, "hashchange", self._on_hash)
         if not ctx.workspaces:
-            self.say("You are not a member of any workspace yet.")
+            self.say(
+                problem
+                or "You are not a member of any workspace yet: create one with New, or open "
+                "an invitation link."
+            )
             return
         ids = [ws["id"] for ws in ctx.workspaces]
-        last = self.layouts.last_workspace()
+        last = self.preferred if self.preferred in ids else self.layouts.last_workspace()
+        self.preferred = None
         ctx.workspace_id = last if last in ids else ids[0]
         self.select.value = ctx.workspace_id
         self.notes.focus_after_load = True  # after sign-in the keyboard starts in the list
@@ -260,6 +352,48 @@ class Shell:
             if self.frameset.active is None or self.frameset.active.kind != INBOX
             else "frames"
         )
+        if problem:
+            self.say(problem)
+
+    def _draw_options(self) -> None:
+        self.select.replaceChildren(
+            *[
+                h("option", {"value": ws["id"], "text": ws.get("name") or ws["id"]})
+                for ws in self.ctx.workspaces
+            ]
+        )
+        if self.ctx.workspace_id:
+            self.select.value = self.ctx.workspace_id
+
+    async def workspaces_changed(self, target: str | None, *, gone: str | None = None) -> None:
+        """The user's workspaces changed (created, renamed, left, deleted, a role): list them
+        again and show `target` (None: any); a window whose workspace is gone starts over."""
+        ctx = self.ctx
+        roles = {ws["id"]: ws.get("role") for ws in ctx.workspaces}
+        ctx.workspaces = await ctx.api.workspaces()
+        ids = [ws["id"] for ws in ctx.workspaces]
+        current = ctx.workspace_id
+        if gone is not None or current is None or current not in ids:
+            self._leave_window()
+            await self._enter_at(target)
+            return
+        self._draw_options()
+        if target in ids and target != current:
+            self.select.value = target
+            await self.switch(target)
+        elif roles.get(current) != role_of(ctx.workspaces, current):
+            ctx.workspace_changed()  # the views read the new role (a reader's are read-only)
+
+    def _leave_window(self) -> None:
+        """Close the main window's frames without a save of their layout (`enter` follows)."""
+        ctx = self.ctx
+        ctx.store.boundary()
+        if self.frameset is not None:
+            self.layouts.paused = True
+            self.frameset.clear()
+        ctx.frameset = self.frameset = None
+        ctx.workspace_id = None
+        ctx.workspace_changed()
 
     async def _on_message(self, event) -> None:
         message = parse_return(event.data, str(event.origin), str(window.location.origin))

@@ -1,0 +1,1 @@
+"""People and workspaces (SPEC §17): account, members, invitations, administration."""
