@@ -142,3 +142,32 @@ def test_times_and_words():
     assert role_change_words("bob", "reader") == "bob is now a reader."
     assert role_change_words("bob", "owner") == "bob is now an owner."
     assert role_change_words("bob", "editor") == "bob is now an editor."
+
+
+def test_a_sign_in_error_from_the_provider_is_said_in_words():
+    from app.people.people_model import SIGNIN_ERRORS, signin_error
+
+    assert signin_error("#signin-error=domain") == SIGNIN_ERRORS["domain"]
+    assert signin_error("#invite=x&signin-error=denied") == SIGNIN_ERRORS["denied"]
+    assert signin_error("#signin-error=whatever").startswith("The sign-in did not complete")
+    assert signin_error("") is None and signin_error("#invite=abc") is None
+    assert signin_error("#signin-error=<script>") is None
+
+
+def test_only_this_servers_provider_links_become_buttons():
+    from app.people.people_model import sign_in_links
+
+    reply = {
+        "providers": [
+            {"id": "oidc", "name": "Example SSO", "url": "/api/oidc/login"},
+            {"id": "x", "name": "Elsewhere", "url": "https://evil.example/login"},
+            {"id": "y", "name": "Protocol-relative", "url": "//evil.example/login"},
+            {"id": "z", "name": " ", "url": "/api/oidc/login"},
+            "junk",
+        ]
+    }
+    assert sign_in_links(reply) == [
+        ("Sign in with Example SSO", "/api/oidc/login"),
+        ("Sign in with single sign-on", "/api/oidc/login"),
+    ]
+    assert sign_in_links({"providers": []}) == [] and sign_in_links(None) == []

@@ -20,6 +20,7 @@ from app.people.admin import users_button
 from app.people.members import members_button
 from app.people.people_model import role_of
 from app.people.welcome import (
+    add_provider_links,
     clear_invite,
     current_invite,
     lookup,
@@ -176,10 +177,11 @@ class Shell:
         if self._plain_sign_in:
             self._plain_sign_in = False
         else:
-            spawn(self._instead_of_sign_in(then, self._sign_in_seq, alert))
+            spawn(self._instead_of_sign_in(then, self._sign_in_seq, alert, form))
 
-    async def _instead_of_sign_in(self, then, seq: int, alert) -> None:
-        """An invitation link, or a server with no user yet, shows its own form instead."""
+    async def _instead_of_sign_in(self, then, seq: int, alert, form) -> None:
+        """An invitation link, or a server with no user yet, shows its own form instead;
+        otherwise the form gains the server's identity providers."""
         api = self.ctx.api
         secret = current_invite()
         if secret:
@@ -204,6 +206,9 @@ class Shell:
         if await setup_needed(api) and seq == self._sign_in_seq:
             self._reset()
             show_setup(self, then)
+            return
+        if seq == self._sign_in_seq:
+            await add_provider_links(api, form, alert)
 
     def _sign_in_for_invite(self, then) -> None:
         """The plain sign-in form; once signed in, `enter` shows the invitation to join."""

@@ -188,3 +188,45 @@ def when(value: str | None) -> str:
 def role_change_words(username: str, role: str) -> str:
     article = "an" if role[:1] in "aeiou" else "a"
     return f"{username} is now {article} {role}."
+
+
+PROVIDERS_URL = "/api/session/providers"
+_SIGNIN_ERROR = re.compile(r"(?:^|[#&])signin-error=([a-z]{1,20})(?:&|$)")
+# What the server's OpenID Connect callback sends back in `#signin-error=` (docs/oidc.md).
+SIGNIN_ERRORS = {
+    "off": "Sign-in with the identity provider is not set up on this server.",
+    "state": "That sign-in did not start here or took too long. Please try again.",
+    "denied": "The sign-in was cancelled at the identity provider.",
+    "provider": "The identity provider could not be reached or refused the sign-in. "
+    "Please try again later.",
+    "token": "The identity provider's answer could not be checked, so you are not signed in.",
+    "domain": "Your account at the identity provider may not sign in here (its email address "
+    "is not one this server accepts, or it is not verified).",
+    "disabled": "This account is disabled. Ask an administrator to enable it.",
+    "setup": "This server has no account yet: create the first administrator with the setup "
+    "code first.",
+    "busy": "Your account could not be created just now. Please try again.",
+}
+
+
+def signin_error(fragment: str) -> str | None:
+    """The words for `#signin-error=<code>` in the address, or None when there is none."""
+    found = _SIGNIN_ERROR.search(fragment or "")
+    if found is None:
+        return None
+    return SIGNIN_ERRORS.get(found.group(1), "The sign-in did not complete. Please try again.")
+
+
+def sign_in_links(reply: object) -> list[tuple[str, str]]:
+    """(label, same-origin URL) for each provider of `GET /api/session/providers`; anything
+    but a relative URL of this server is left out."""
+    providers = reply.get("providers") if isinstance(reply, dict) else None
+    links = []
+    for entry in providers if isinstance(providers, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        url, name = entry.get("url"), entry.get("name")
+        if isinstance(url, str) and url.startswith("/") and not url.startswith("//"):
+            label = name if isinstance(name, str) and name.strip() else "single sign-on"
+            links.append((f"Sign in with {label.strip()}", url))
+    return links

@@ -9,12 +9,35 @@ from app.api import _forget_prefetched as forget_prefetched
 from app.api_model import ApiError, describe
 from app.dom import h
 from app.people.people_model import (
+    PROVIDERS_URL,
     SETUP_URL,
     find_workspace,
     invitation_url,
     invite_secret,
+    sign_in_links,
+    signin_error,
     workspace_label,
 )
+
+
+async def add_provider_links(api, form, alert) -> None:
+    """Sign-in with the server's identity providers (`GET /api/session/providers`): a link per
+    provider under the form (a full navigation: the provider's pages are not this page's),
+    and the words for a sign-in that came back refused (`#signin-error=`)."""
+    problem = signin_error(str(window.location.hash))
+    if problem:
+        alert.textContent = problem
+        location = window.location
+        window.history.replaceState(None, "", f"{location.pathname}{location.search}")
+    try:
+        reply = await api.call("GET", PROVIDERS_URL)
+    except Exception:  # noqa: BLE001 - no answer: the password form alone
+        return
+    if reply.status != 200:
+        return
+    for label, url in sign_in_links(reply.json()):
+        link = {"class": "button provider", "href": url, "data-testid": "login-provider"}
+        form.append(h("a", link, label))
 
 
 async def setup_needed(api) -> bool:
