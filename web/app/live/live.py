@@ -60,7 +60,11 @@ class LiveClient:
         self._fresh = True  # a new EventSource: what happened before it is unknown
         self._last_id = ""
         self._proxies: list = []
-        self._checking: asyncio.Task | None = None  # the one access check in flight
+        # Access checks, one at a time: each asked for gets a read begun after it was asked.
+        self._checks = asyncio.Lock()
+        self._asked = self._answered = 0
+        self._access = True
+        self._interrupted = False  # the stream went down since it was last open
         self.status = h(
             "p",
             {
@@ -86,6 +90,7 @@ class LiveClient:
         self._generation += 1
         generation = self._generation
         self._fresh, self._last_id = True, ""
+        self._interrupted = False  # a new stream: `_reopen` checked access before it
         self.source = EventSource.new(f"{workspace_url(self.ws)}/events")
         handlers = {"open": self._on_open, "error": self._on_error}
         handlers |= {kind: self._on_event for kind in KINDS}
@@ -112,12 +117,16 @@ class LiveClient:
     def _on_open(self, event) -> None:
         self._attempt = 0
         self._show_state("open")
+        if self._interrupted:  # the role may have changed again while the stream was down
+            self._interrupted = False
+            spawn(self.check_access())
         if self._fresh or not self._last_id:
             self._fresh = False
             self._reread_all()  # changes made before this stream began are not replayed
 
     def _on_error(self, event) -> None:
         self._show_state("reconnecting")
+        self._interrupted = True
         if self.source is not None and self.source.readyState == CLOSED:
             spawn(self._reopen(self._generation))
         else:
@@ -139,10 +148,14 @@ class LiveClient:
 
     async def check_access(self) -> bool:
         """Read the workspaces again and apply what changed; False once the page left the
-        workspace. One check at a time: a second caller waits for the one in flight."""
-        if self._checking is None or self._checking.done():
-            self._checking = asyncio.ensure_future(self._check_access())
-        return await asyncio.shield(self._checking)
+        workspace. One check at a time; callers asking together share one read."""
+        self._asked += 1
+        ticket = self._asked
+        async with self._checks:
+            if self._answered < ticket:
+                self._answered = self._asked
+                self._access = await self._check_access()
+            return self._access
 
     async def _check_access(self) -> bool:
         ctx, ws = self.ctx, self.ws
