@@ -159,7 +159,7 @@ def create_app(settings: Settings) -> FastAPI:
     install_error_handlers(app)
     # Innermost first. A request meets: nosniff, the log, the Host check, the body limit,
     # the same-origin guard, then the routes (each refusal is logged and carries nosniff).
-    app.add_middleware(SameOriginMiddleware)
+    app.add_middleware(SameOriginMiddleware, settings=settings)
     app.add_middleware(BodyLimitMiddleware, note_limit=settings.max_note_bytes)
     app.add_middleware(
         TrustedHostMiddleware, allowed_hosts=settings.allowed_host_list(), www_redirect=False
@@ -189,7 +189,8 @@ def create_app(settings: Settings) -> FastAPI:
     )
     for module in routers:
         app.include_router(module.router)
-    app.state.mcp_sessions = mount_mcp(app, _same_origin)  # /mcp for the user's own agents
+    # /mcp for the user's own agents, under the same cross-origin rule
+    app.state.mcp_sessions = mount_mcp(app, lambda scope: _same_origin(scope, settings))
     mount_web(app, settings)
     return app
 
@@ -227,14 +228,15 @@ class SameOriginMiddleware:
     cross-origin POST/PUT/PATCH/DELETE, so a forged browser request cannot omit it.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
+        self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         refused = (
             scope["type"] == "http"
             and scope["method"] not in SAFE_METHODS
-            and not _same_origin(scope)
+            and not _same_origin(scope, self.settings)
         )
         if refused:
             response = JSONResponse({"detail": CROSS_ORIGIN}, status_code=403)
@@ -257,7 +259,7 @@ def _origin_tuple(url: str) -> tuple[str, str, int] | None:
         return None
 
 
-def _same_origin(scope: Scope) -> bool:
+def _same_origin(scope: Scope, settings: Settings) -> bool:
     headers = Headers(scope=scope)
     claimed = headers.get("origin")
     if claimed is None:
@@ -269,7 +271,10 @@ def _same_origin(scope: Scope) -> bool:
     if source is None or not host:
         return False  # includes "Origin: null" (sandboxed frames, file://)
     schemes = {scope.get("scheme", "http")}
+    # X-Forwarded-Proto only from a proxy the operator named (as for the cookie's Secure
+    # flag); under `serve` uvicorn has already rewritten the scheme from such a proxy.
+    client = scope.get("client")
     forwarded = headers.get("x-forwarded-proto")
-    if forwarded:
+    if forwarded and settings.trusts_proxy(client[0] if client else None):
         schemes.add(forwarded.split(",")[0].strip().lower())
     return any(_origin_tuple(f"{scheme}://{host}") == source for scheme in schemes)

@@ -9,7 +9,15 @@ import time
 import traceback
 from datetime import UTC, datetime
 
-from bench import backend_benches, history_bench, live_bench, machine, report, search_bench
+from bench import (
+    backend_benches,
+    history_bench,
+    live_bench,
+    machine,
+    people_bench,
+    report,
+    search_bench,
+)
 from bench.plan import PLANS
 
 SERVER = {
@@ -20,6 +28,7 @@ SERVER = {
     "search": search_bench.search,
     "live-streams": live_bench.live_streams,
     "history": history_bench.history,
+    "people": people_bench.people,
 }
 BROWSER = (
     "cold-start",

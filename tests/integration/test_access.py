@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import seed_world, sign_in
 from fastapi.testclient import TestClient
 
 PUBLIC = {("POST", "/api/session"), ("GET", "/api/health")}
@@ -153,13 +154,19 @@ def test_same_origin_or_headerless_writes_pass(alice_client, headers):
     assert response.status_code == 201
 
 
-def test_same_origin_behind_a_tls_proxy_passes(alice_client):
-    response = alice_client.put(
+@pytest.mark.parametrize(("peer", "status"), [("127.0.0.1", 201), ("203.0.113.5", 403)])
+def test_same_origin_behind_a_tls_proxy_passes_only_from_the_trusted_proxy(
+    app_factory, peer, status
+):
+    app = app_factory(trusted_proxies="127.0.0.1")
+    seed_world(app)
+    client = sign_in(TestClient(app, client=(peer, 50000)), "alice")
+    response = client.put(
         "/api/workspaces/personal/documents/x.md",
         content="x",
         headers={"Origin": "https://testserver", "X-Forwarded-Proto": "https"},
     )
-    assert response.status_code == 201
+    assert response.status_code == status
 
 
 def test_same_origin_over_https_passes(app):
