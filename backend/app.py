@@ -31,6 +31,7 @@ from backend.api.routes import (
     events,
     inline,
     key_sessions,
+    oidc,
     proposals,
     search,
     session,
@@ -50,6 +51,9 @@ from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
+from backend.services import documents as documents_service
+from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
+from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
 from backend.services.users import Passwords
 
@@ -106,7 +110,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     engine = build_engine(settings.resolved_database_url())
     upgrade_to_head(engine)
-    sessionmaker = build_sessionmaker(engine)
+    # One set of caches per app, reached through its sessions (backend/services/caches.py).
+    caches = Caches()
+    sessionmaker = build_sessionmaker(engine, info={CACHES_INFO_KEY: caches})
+    documents_service.follow_commits(sessionmaker)
     purge_at_start(sessionmaker)
     passwords = Passwords()
     if settings.demo:
@@ -143,6 +150,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = sessionmaker
+    app.state.caches = caches
     app.state.passwords = passwords
     # One language-model client per app (None: offline); its model is resolved on first use.
     app.state.model = ChatModel.from_settings(settings)
@@ -186,6 +194,7 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         events,
         agent_proposals,
+        oidc,
     )
     for module in routers:
         app.include_router(module.router)

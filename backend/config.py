@@ -156,6 +156,30 @@ class Settings(BaseSettings):
     llm_timeout_seconds: float = Field(
         30, gt=0, description="Timeout for one call to the chat API, in seconds."
     )
+    oidc_issuer: str | None = Field(
+        None,
+        description="OpenID Connect: the identity provider's issuer URL (its "
+        "/.well-known/openid-configuration is read from there). Sign-in with the provider is "
+        "offered only when this and the client id are set (docs/oidc.md).",
+    )
+    oidc_client_id: str | None = Field(
+        None, description="OpenID Connect: this server's client id at the identity provider."
+    )
+    oidc_client_secret: str | None = Field(
+        None,
+        repr=False,
+        description="OpenID Connect: this server's client secret at the identity provider.",
+    )
+    oidc_allowed_domains: str = Field(
+        "",
+        description="OpenID Connect: email domains allowed to sign in, comma-separated (e.g. "
+        "example.com,example.org); when set, the provider must also say the email is "
+        "verified. Empty means any account the provider signs in.",
+    )
+    oidc_name: str = Field(
+        "single sign-on",
+        description="OpenID Connect: the name the sign-in button shows for the provider.",
+    )
 
     @field_validator("route_rate_limit")
     @classmethod
@@ -183,6 +207,16 @@ class Settings(BaseSettings):
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ValueError("log_level must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return level
+
+    def oidc_enabled(self) -> bool:
+        """Whether sign-in with OpenID Connect is offered: issuer and client id are set."""
+        return bool((self.oidc_issuer or "").strip() and (self.oidc_client_id or "").strip())
+
+    def oidc_domain_list(self) -> list[str]:
+        """The email domains oidc_allowed_domains names, lower case (empty: any)."""
+        return [
+            d.strip().lower().lstrip("@") for d in self.oidc_allowed_domains.split(",") if d.strip()
+        ]
 
     def resolved_database_url(self) -> str:
         """The database URL to use: the configured one, or the SQLite file in data_dir."""

@@ -104,8 +104,9 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
         cursor.close()
 
 
-def build_sessionmaker(engine: Engine) -> sessionmaker[Session]:
-    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
+def build_sessionmaker(engine: Engine, info: dict[str, Any] | None = None) -> sessionmaker[Session]:
+    """The app's sessions; `info` is copied into every Session.info (the app's caches)."""
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False, info=info)
 
 
 def dialect_insert(db: Session) -> Any:

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from ambient import edits as edit_rules
 from ambient import pointer as codec
+from ambient.contract import MAX_NOTE_BYTES
 from ambient.paths import PathError, check_path
 from backend.db import utcnow
 from backend.models import AgentDeliveryCredential
@@ -35,9 +36,7 @@ from backend.services.notes_reading import (  # re-exported: the tools' answers 
     clamp_max_bytes,
     compare_with_pointer,
     failure,
-    fetch,
     frame,
-    fresh,
     list_saved,
     read_saved,
     search_saved,
@@ -77,6 +76,7 @@ class ToolContext:
     # The turn said the user switched "this note" off (X-Ambient-Off): only the wording of
     # the no-note answer changes; the row (without a pointer) is the authority as always.
     ambient_off: bool = False
+    max_note_bytes: int = MAX_NOTE_BYTES  # the server's limit (settings), where the caller knows it
 
 
 @dataclass(frozen=True)
@@ -198,32 +198,31 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
     elif auth.ambient_path is not None and _nfc(auth.ambient_path) == _nfc(path):
         found = _active_pointer(ctx, auth)
         pointer = None if isinstance(found, dict) else found
-    doc = fetch(ctx.db, auth.workspace_id, path)
-    if isinstance(doc, dict):
-        return doc
-    text, revision, doc_path = doc.content, doc.revision, doc.path
     try:
-        new_text = edit_rules.apply_edits(text, edits)
+        made = proposals.propose(
+            ctx.db,
+            workspace_id=auth.workspace_id,
+            path=path,
+            edits=edits,
+            max_bytes=ctx.max_note_bytes,
+            user_id=ctx.user_id,
+            pointer=pointer,
+            conversation_id=ctx.conversation_id,
+            now=ctx.now(),
+        )
     except edit_rules.EditError as exc:
         reason = f"edit_{exc.reason}"
         return {"ok": False, "reason": reason, "edit": exc.index, "text": exc.message}
-    stale, caveat = False, None
-    if pointer is not None:
-        data = text.encode("utf-8")
-        stale = not fresh(pointer, len(data), codec.sha256_prefix(data))
-        caveat = CAVEAT if stale else None
-    diff = proposals.unified_diff(doc_path, text, new_text)
-    proposal = proposals.create(
-        ctx.db,
-        conversation_id=ctx.conversation_id,
-        user_id=ctx.user_id,
-        workspace_id=auth.workspace_id,
-        path=doc_path,
-        edits=edits,
-        base_revision=revision,
-        diff=diff,
-        now=ctx.now(),
+    if isinstance(made, dict):
+        return made
+    proposal, doc_path, revision, diff, stale = (
+        made.proposal,
+        made.path,
+        made.base_revision,
+        made.diff,
+        made.stale,
     )
+    caveat = CAVEAT if stale else None
     body = (
         f"Proposed an edit of {doc_path} (proposal {proposal.id}, on revision {revision}). "
         "Nothing changes until the user applies it.\n\n"

@@ -68,34 +68,30 @@ def propose_edit(
     refused = no_write_access(db, auth, workspace_id, path)
     if refused:
         return refused
-    doc = reading.fetch(db, workspace_id, path)
-    if isinstance(doc, dict):
-        return doc
-    text, revision, doc_path = doc.content, doc.revision, doc.path
-    doc_uid = doc.uid
     try:
-        new_text = edit_rules.apply_edits(text, edits, max_bytes=max_bytes)
+        made = proposals.propose(
+            db,
+            workspace_id=workspace_id,
+            path=path,
+            edits=edits,
+            max_bytes=max_bytes,
+            user_id=auth.user_id,
+            pointer=pointer,
+            token_id=auth.token_id,
+            agent_name=auth.name,
+            summary=summary,
+            now=now,
+        )
     except edit_rules.EditError as exc:
         return _edit_failure(exc)
-    stale = False
-    if pointer is not None:
-        data = text.encode("utf-8")
-        stale = (len(data), codec.sha256_prefix(data)) != (pointer.bytes, pointer.sha256)
-    diff = proposals.unified_diff(doc_path, text, new_text)
-    proposal = proposals.create(
-        db,
-        conversation_id=None,
-        user_id=auth.user_id,
-        workspace_id=workspace_id,
-        path=doc_path,
-        edits=edits,
-        base_revision=revision,
-        document_uid=doc_uid,
-        diff=diff,
-        now=now,
-        token_id=auth.token_id,
-        agent_name=auth.name,
-        summary=summary,
+    if isinstance(made, dict):
+        return made
+    proposal, doc_path, revision, diff, stale = (
+        made.proposal,
+        made.path,
+        made.base_revision,
+        made.diff,
+        made.stale,
     )
     body = (
         f"Proposed an edit of {doc_path} in workspace {workspace_id} (proposal {proposal.id}). "

@@ -12,15 +12,15 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, delete, event, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session, defer, sessionmaker
 
 from ambient.paths import PathError, normalize_path
 from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, PreconditionFailed, TooLarge
 from backend.models import Document, new_uid, path_key
-from backend.services import events, revisions
-from backend.services.lru import Lru
+from backend.services import caches, events, revisions
+from backend.services.caches import Bounded
 from backend.services.revisions import Head
 from backend.services.source import Source
 
@@ -129,35 +129,45 @@ def _authorship(
     }
 
 
-# uid → (revision, sha256 prefix of that revision's text), per process. A note's revision
-# names one text for good (every write makes a new one), so the hash that each write computes
-# for its `saved` event is kept once committed, and the history's current entry (SPEC §15)
-# need not read and hash the text again after a save; a miss (another process's save, a
-# restart) just reads it.
-_current_hashes: Lru[str, tuple[int, str]] = Lru(1024)
+# uid → (revision, sha256 prefix of that revision's text), in the app's caches. A note's
+# revision names one text for good (every write makes a new one), so the hash that each write
+# computes for its `saved` event is kept once committed, and the history's current entry
+# (SPEC §15) need not read and hash the text again after a save; a miss (another process's
+# save, a restart) just reads it.
+_HASHES = "current_hashes"
+_HASHES_KEPT = 1024
 _UNCOMMITTED_HASHES = "ana_saved_hashes"  # in Session.info: this transaction's writes
 
 
-def known_sha256(uid: str, revision: int) -> str | None:
-    """The sha256 prefix of revision `revision` of note `uid` when known in this process."""
-    known = _current_hashes.get(uid)
+def _hashes(db: Session) -> Bounded[str, tuple[int, str]]:
+    return caches.of(db).map(_HASHES, _HASHES_KEPT)
+
+
+def known_sha256(db: Session, uid: str, revision: int) -> str | None:
+    """The sha256 prefix of revision `revision` of note `uid` when the app knows it."""
+    known = _hashes(db).get(uid)
     return known[1] if known is not None and known[0] == revision else None
 
 
-def remember_sha256(uid: str, revision: int, sha256: str) -> None:
-    """Note a committed revision's text hash (see _current_hashes)."""
-    _current_hashes.put(uid, (revision, sha256))
+def remember_sha256(db: Session, uid: str, revision: int, sha256: str) -> None:
+    """Note a committed revision's text hash (see _HASHES)."""
+    _hashes(db).put(uid, (revision, sha256))
 
 
-@event.listens_for(Session, "after_commit")
 def _hashes_committed(db: Session) -> None:
     for uid, revision, sha256 in db.info.pop(_UNCOMMITTED_HASHES, ()):
-        remember_sha256(uid, revision, sha256)
+        remember_sha256(db, uid, revision, sha256)
 
 
-@event.listens_for(Session, "after_soft_rollback")
 def _hashes_rolled_back(db: Session, previous_transaction: object) -> None:
     db.info.pop(_UNCOMMITTED_HASHES, None)  # those revisions may be taken by other texts
+
+
+def follow_commits(maker: sessionmaker[Session]) -> None:
+    """Listen on the app's sessionmaker (never on every Session of the process): a committed
+    save's text hash becomes known, a rolled-back one is forgotten."""
+    event.listen(maker, "after_commit", _hashes_committed)
+    event.listen(maker, "after_soft_rollback", _hashes_rolled_back)
 
 
 def saved_event(db: Session, doc: Document, source: Source, *, data: bytes, now: datetime) -> None:

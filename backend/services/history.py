@@ -13,8 +13,8 @@ from backend.db import storable, utcnow
 from backend.errors import Conflict, NotFound
 from backend.models import Document, User, path_key
 from backend.models.history import NoteRevision
-from backend.services import documents, revisions
-from backend.services.lru import Lru
+from backend.services import caches, documents, revisions
+from backend.services.caches import Bounded
 from backend.services.source import Source
 
 NO_HISTORY = "There is no note, and no history of a deleted note, at that path."
@@ -95,10 +95,15 @@ _LISTED_NOTE_TEXT = select(Document.content, *_NOTE_COLUMNS).where(*_AT_PATH)
 _DELETED_VERSION = select(*_kept_version(bindparam("uid")))
 
 
-# Per process, the kept part of recently listed histories, uid → (version, entries): a listing
-# reads the version with the note (no extra query) and rebuilds the entries only when it
-# changed; building ~100 rows into entries was most of a listing's cost.
-_kept_lists: Lru[str, tuple[tuple[Any, ...], tuple[Entry, ...]]] = Lru(128)
+# In the app's caches, the kept part of recently listed histories, uid → (version, entries):
+# a listing reads the version with the note (no extra query) and rebuilds the entries only
+# when it changed; building ~100 rows into entries was most of a listing's cost.
+_KEPT_LISTS = "kept_lists"
+_KEPT_LISTS_KEPT = 128
+
+
+def _kept_lists(db: Session) -> Bounded[str, tuple[tuple[Any, ...], tuple[Entry, ...]]]:
+    return caches.of(db).map(_KEPT_LISTS, _KEPT_LISTS_KEPT)
 
 
 # The note's uid, its text only when `revision` is its current one, else the kept row of
@@ -151,12 +156,12 @@ def history_of(
     """
     path = documents.valid_path(path)
     doc = _current(db, _LISTED_NOTE, workspace_id, path)
-    sha256 = None if doc is None else documents.known_sha256(doc.uid, doc.revision)
+    sha256 = None if doc is None else documents.known_sha256(db, doc.uid, doc.revision)
     if doc is not None and sha256 is None:  # read again with the text (it may be newer now)
         doc = _current(db, _LISTED_NOTE_TEXT, workspace_id, path)
         if doc is not None:
             sha256 = sha256_prefix(doc.content.encode("utf-8"))
-            documents.remember_sha256(doc.uid, doc.revision, sha256)
+            documents.remember_sha256(db, doc.uid, doc.revision, sha256)
     current = None
     if doc is not None:
         uid, version = doc.uid, tuple(doc[-_VERSIONS:])
@@ -176,11 +181,11 @@ def history_of(
     else:
         uid = _history_uid(db, workspace_id=workspace_id, path=path)
         version = tuple(db.execute(_DELETED_VERSION, {"uid": uid}).one())
-    listed = _kept_lists.get(uid)
+    listed = _kept_lists(db).get(uid)
     kept = listed[1] if listed is not None and listed[0] == version else None
     if kept is None:
         kept = tuple(Entry._make((*row, False)) for row in revisions.rows_for(db, uid=uid))
-        _kept_lists.put(uid, (version, kept))
+        _kept_lists(db).put(uid, (version, kept))
     return current, kept
 
 

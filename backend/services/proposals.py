@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,11 +13,13 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ambient import edits as edit_rules
+from ambient import pointer as codec
 from backend.db import storable, utcnow
 from backend.errors import Conflict, NotFound
 from backend.models import Document, path_key
 from backend.models.proposals import EditProposal
 from backend.services import documents
+from backend.services import notes_reading as reading
 from backend.services.source import Source
 
 PENDING = "pending"
@@ -53,6 +56,68 @@ def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(
         difflib.unified_diff(lines(old), lines(new), fromfile=f"a/{path}", tofile=f"b/{path}")
     )
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """A stored proposal and what every channel words from it."""
+
+    proposal: EditProposal
+    path: str
+    base_revision: int
+    diff: str
+    stale: bool  # only the active note's pointer can make it stale (SPEC §3, §8)
+
+
+def propose(
+    db: Session,
+    *,
+    workspace_id: str,
+    path: str,
+    edits: list[dict[str, Any]],
+    max_bytes: int,
+    user_id: int,
+    pointer: codec.Pointer | None = None,
+    conversation_id: str | None = None,
+    token_id: str | None = None,
+    agent_name: str | None = None,
+    summary: str | None = None,
+    now: datetime | None = None,
+) -> Proposed | dict[str, Any]:
+    """The one `propose_edit` (SPEC §8, §14): the assistant's and an outside agent's.
+
+    The caller has checked its authority (a delivery row, or a token's reach and role). Reads
+    the saved note, applies the edits to it under `max_bytes` (raising
+    `ambient.edits.EditError` for the caller to word), measures staleness against `pointer`
+    as `read_active_note` does (unsaved keystrokes make it stale), and stores the proposal
+    bound to that note's identity. A missing note or a bad path is the reading failure dict.
+    """
+    doc = reading.fetch(db, workspace_id, path)
+    if isinstance(doc, dict):
+        return doc
+    text, revision, doc_path, uid = doc.content, doc.revision, doc.path, doc.uid
+    new_text = edit_rules.apply_edits(text, edits, max_bytes=max_bytes)
+    stale = False
+    if pointer is not None:
+        data = text.encode("utf-8")
+        stale = not reading.fresh(pointer, len(data), codec.sha256_prefix(data))
+    diff = unified_diff(doc_path, text, new_text)
+    proposal = create(
+        db,
+        conversation_id=conversation_id,
+        user_id=user_id,
+        workspace_id=workspace_id,
+        path=doc_path,
+        edits=edits,
+        base_revision=revision,
+        document_uid=uid,
+        diff=diff,
+        now=now,
+        token_id=token_id,
+        agent_name=agent_name,
+        summary=summary,
+    )
+    return Proposed(proposal, doc_path, revision, diff, stale)
 
 
 def create(

@@ -30,7 +30,8 @@ from sqlalchemy.orm import Session, aliased
 from ambient.pointer import sha256_prefix
 from backend.models import User, path_key
 from backend.models.history import NoteRevision
-from backend.services.lru import Lru
+from backend.services import caches
+from backend.services.caches import Bounded
 from backend.services.source import Source
 
 COALESCE = timedelta(minutes=5)
@@ -98,18 +99,24 @@ class _Keyframe:
         self.dictionary.precompute_compress(level=_LEVEL)
 
 
-def _keyframe_cache(limit: int) -> Lru[_KeyframeKey, _Keyframe]:
-    """Decompressed keyframes, at most `limit` bytes, least recently used dropped first.
+def _keyframe_cost(entry: _Keyframe) -> int:
+    return 3 * len(entry.text)
+
+
+def _keyframe_cache(limit: int) -> Bounded[_KeyframeKey, _Keyframe]:
+    """A keyframe cache of `limit` bytes, as `keyframes` keeps one per app."""
+    return Bounded(limit, cost=_keyframe_cost)
+
+
+def keyframes(db: Session) -> Bounded[_KeyframeKey, _Keyframe]:
+    """Decompressed keyframes, at most _CACHE_BYTES, least recently used dropped first.
 
     A keyframe row is never updated, so a cached text is right in every process for as long
     as the row exists; the key is the row's id with its note, revision and text hash, so a
     row id that SQLite reuses after a rollback or a prune never finds another row's text.
     An entry counts three times its text: the text, the dictionary's copy and its tables.
     """
-    return Lru(limit, cost=lambda entry: 3 * len(entry.text))
-
-
-_keyframes = _keyframe_cache(_CACHE_BYTES)
+    return caches.of(db).map("keyframes", _CACHE_BYTES, cost=_keyframe_cost)
 
 
 def _compress(data: bytes, base: _Keyframe | None) -> bytes:
@@ -131,13 +138,13 @@ def _decompress(body: bytes, base: bytes | None) -> bytes:
 
 def _keyframe(db: Session, key: _KeyframeKey) -> _Keyframe:
     """The keyframe `key` names, from the cache or read, decompressed and cached."""
-    entry = _keyframes.get(key)
+    entry = keyframes(db).get(key)
     if entry is not None:
         return entry
     body = db.scalar(select(NoteRevision.body).where(NoteRevision.id == key[0]))
     if body is None:  # prune never drops a keyframe that a kept row still needs
         raise LookupError(f"history keyframe {key[0]} is gone")
-    return _keyframes.put(key, _Keyframe(_decompress(body, None)))
+    return keyframes(db).put(key, _Keyframe(_decompress(body, None)))
 
 
 # Built once (with bind parameters): composing these per call, the alias especially, cost
@@ -210,7 +217,7 @@ def keep(db: Session, *, head: Head, text: str, gone_at: datetime | None = None)
     db.add(row)
     db.flush()
     if keyframe:  # the next kept save of this note compresses against it: spare it the read
-        _keyframes.put((row.id, head.uid, head.revision, sha256), _Keyframe(data))
+        keyframes(db).put((row.id, head.uid, head.revision, sha256), _Keyframe(data))
 
 
 def text_of(db: Session, row: NoteRevision) -> str:

@@ -279,6 +279,18 @@ def test_propose_edit_follows_the_edit_rules_and_defaults_to_the_active_note(liv
     assert [p["path"] for p in pending(live)] == ["plan.md"]
 
 
+def test_propose_edit_on_an_active_note_with_unsaved_keystrokes_is_stale(live):
+    """The same rule as the assistant's (one propose service): a window that has typed what it
+    has not saved yet makes the saved copy stale, even when the bytes measured match."""
+    live.note("alice", "personal", "plan.md", PLAN)
+    t = token(live, scope="propose")
+    live.sharing("alice", True)
+    assert live.publish("alice", "w1", "personal", wire(PLAN, "plan.md", flushed=False)).is_success
+    data = live.call(t, "propose_edit", edits=[{"append": "- [ ] call Bob"}])
+    assert data["ok"] and data["stale"] is True
+    assert data["caveat"] and data["caveat"] in data["text"]
+
+
 # --- create_note and edit_note --------------------------------------------------------------
 
 

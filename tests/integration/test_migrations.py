@@ -38,6 +38,7 @@ TABLES = {
     "note_events",
     "invitations",
     "instance_settings",
+    "user_identities",
 }
 
 

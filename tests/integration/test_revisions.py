@@ -277,7 +277,7 @@ def test_a_mebibyte_note_saved_a_hundred_times_costs_a_few_mebibytes(db_session)
         row = revisions.row_at(db_session, uid="f" * 32, revision=n)
         assert revisions.text_of(db_session, row) == texts[n]
     # The same texts from the database alone, as a process that never saw these keyframes.
-    revisions._keyframes.clear()
+    revisions.keyframes(db_session).clear()
     for n in (100, 51, 50, 2, 1):
         assert revisions.text_at(db_session, uid="f" * 32, revision=n) == texts[n]
     assert revisions.text_at(db_session, uid="f" * 32, revision=101) is None

@@ -1,6 +1,6 @@
-"""The history store's keyframe cache (backend.services.revisions._keyframe_cache): bounded by
-bytes, least recently used dropped first, and its compressor gives the same delta as a fresh
-dictionary would."""
+"""The history store's keyframe cache (backend.services.revisions.keyframes, each app's made
+as _keyframe_cache makes one): bounded by bytes, least recently used dropped first, and its
+compressor gives the same delta as a fresh dictionary would."""
 
 from __future__ import annotations
 

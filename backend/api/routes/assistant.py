@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
 from ambient.pointer import MAX_HEADER_BYTES
-from backend.api.deps import AgentDep, CurrentUser, SessionDep, per_user
+from backend.api.deps import AgentDep, CurrentUser, SessionDep, SettingsDep, per_user
 from backend.api.routes.proposals import ProposalOut, proposal_out
 from backend.assistant import conversations, registry, turns
 from backend.assistant.tools import ToolArgumentError, ToolContext, UnknownTool
@@ -210,12 +210,15 @@ def call_tool(
     name: str,
     user: CurrentUser,
     db: SessionDep,
+    settings: SettingsDep,
     arguments: Annotated[dict[str, Any] | None, Body()] = None,
 ) -> dict[str, Any]:
     conv = conversations.get_owned(db, conversation_id=conversation_id, user_id=user.id)
     if name not in registry.SPECS:
         raise NotFound("There is no tool with that name.")
-    ctx = ToolContext(db=db, conversation_id=conv.id, user_id=user.id)
+    ctx = ToolContext(
+        db=db, conversation_id=conv.id, user_id=user.id, max_note_bytes=settings.max_note_bytes
+    )
     try:
         return registry.call_tool(ctx, name, arguments or {})
     except UnknownTool:
