@@ -23,7 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend import VERSION
 from backend.api.routes import (
+    account,
     active_note,
+    admin,
     agent_proposals,
     assistant,
     conversations,
@@ -35,6 +37,7 @@ from backend.api.routes import (
     proposals,
     search,
     session,
+    setup,
     tokens,
     workspaces,
 )
@@ -55,6 +58,7 @@ from backend.services import documents as documents_service
 from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
 from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
+from backend.services.setup import announce as announce_setup
 from backend.services.users import Passwords
 
 log = logging.getLogger("ambient.app")
@@ -125,6 +129,8 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await app.state.live.start()  # live notes: the event fan-out (and its listener)
+        if not settings.demo:  # no account yet: log the one-time setup code (SPEC §17)
+            await asyncio.to_thread(announce_setup, sessionmaker, secret_key=settings.secret_key)
         purging = asyncio.create_task(
             _purge_history_periodically(sessionmaker), name="ana-history-purge"
         )
@@ -195,6 +201,9 @@ def create_app(settings: Settings) -> FastAPI:
         events,
         agent_proposals,
         oidc,
+        account,
+        admin,
+        setup,
     )
     for module in routers:
         app.include_router(module.router)

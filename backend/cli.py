@@ -1,4 +1,5 @@
-"""Command-line entry point: `ambient-notes` or `python serve.py [--demo] [--data-dir DIR] ...`."""
+"""Command-line entry point: `ambient-notes` or `python serve.py [--demo] [--data-dir DIR] ...`,
+and the people commands (`users ...`, `workspaces ...`, SPEC §17) on the same settings."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from backend.config import InsecureSettingsError, Settings, env_var_name
+from backend.errors import DomainError
 
 CLI_FIELDS = ("host", "port", "data_dir", "database_url", "demo", "log_level")
+PEOPLE_COMMANDS = ("users", "workspaces")
 KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uvicorn's own)
 
 
@@ -28,7 +31,8 @@ def settings_help() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ambient-notes [serve]",
-        description="Run the Ambient Note Awareness server (from a checkout: python serve.py).",
+        description="Run the Ambient Note Awareness server (from a checkout: python serve.py). "
+        "Accounts and workspaces: ambient-notes users --help, ambient-notes workspaces --help.",
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -57,6 +61,9 @@ def settings_from_args(argv: list[str] | None = None) -> Settings:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in PEOPLE_COMMANDS:
+        return run_people_command(argv)
     try:
         settings = settings_from_args(argv)
         settings.check_secure()
@@ -98,6 +105,163 @@ def main(argv: list[str] | None = None) -> int:
         forwarded_allow_ips=settings.trusted_proxy_list() or None,
     )
     return 0
+
+
+# --- accounts and workspaces (SPEC §17) ---------------------------------------------------
+
+
+class CommandError(Exception):
+    """A plain one-line message for stderr; the command exits 1."""
+
+
+def build_people_parser() -> argparse.ArgumentParser:
+    fields = Settings.model_fields
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, help=fields["data_dir"].description)
+    common.add_argument("--database-url", help=fields["database_url"].description)
+    parser = argparse.ArgumentParser(
+        prog="ambient-notes",
+        description="Manage accounts and workspaces on the database `serve` uses (the same "
+        "ANA_* environment variables and --data-dir/--database-url). A change is seen by "
+        "running servers on their next request.",
+    )
+    groups = parser.add_subparsers(dest="group", required=True)
+
+    users = groups.add_parser("users", help="accounts").add_subparsers(
+        dest="command", required=True
+    )
+    add = users.add_parser("add", parents=[common], help="create an account")
+    add.add_argument("name")
+    add.add_argument("--admin", action="store_true", help="an administrator")
+    add.add_argument(
+        "--password-stdin", action="store_true", help="read the password as one line of stdin"
+    )
+    users.add_parser("list", parents=[common], help="list accounts")
+    passwd = users.add_parser(
+        "passwd", parents=[common], help="set a password (ends every sign-in of the user)"
+    )
+    passwd.add_argument("name")
+    passwd.add_argument("--password-stdin", action="store_true")
+    for verb, text in (
+        ("disable", "disable an account: its sign-ins, key sessions and tokens end"),
+        ("enable", "let a disabled account sign in again"),
+    ):
+        users.add_parser(verb, parents=[common], help=text).add_argument("name")
+
+    spaces = groups.add_parser("workspaces", help="workspaces").add_subparsers(
+        dest="command", required=True
+    )
+    ws_add = spaces.add_parser("add", parents=[common], help="create a workspace")
+    ws_add.add_argument("name", help="its name; the id is a slug of it")
+    ws_add.add_argument("--owner", required=True, help="the username who owns it")
+    spaces.add_parser("list", parents=[common], help="list workspaces and their owners")
+    return parser
+
+
+def read_password(from_stdin: bool) -> str:
+    """One line of stdin, or a prompt asked twice."""
+    if from_stdin:
+        line = sys.stdin.readline()
+        return line.removesuffix("\n")
+    import getpass
+
+    first = getpass.getpass("Password: ")
+    if getpass.getpass("Password again: ") != first:
+        raise CommandError("The two passwords differ.")
+    return first
+
+
+def run_people_command(argv: list[str]) -> int:
+    """`users ...` / `workspaces ...`: 0 on success, else 1 (2 for bad usage or settings)
+    with one plain line on stderr."""
+    args = build_people_parser().parse_args(argv)  # usage errors exit 2
+    overrides = {
+        name: getattr(args, name)
+        for name in ("data_dir", "database_url")
+        if getattr(args, name, None) is not None
+    }
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        print(f"Invalid settings: {exc.errors()[0]['msg']}", file=sys.stderr)
+        return 2
+    try:
+        _people_command(args, settings)
+    except CommandError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except DomainError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
+    return 0
+
+
+def _people_command(args: argparse.Namespace, settings: Settings) -> None:
+    from backend.db import build_engine, build_sessionmaker
+    from backend.logging import configure_logging
+    from backend.migrations import upgrade_to_head
+    from backend.services import accounts
+    from backend.services.users import Passwords, password_problem
+
+    configure_logging(settings.log_level)  # audit lines go to stderr as JSON
+    if args.group == "users" and args.command in ("add", "passwd"):
+        password = read_password(args.password_stdin)  # before any database work
+    engine = build_engine(settings.resolved_database_url())
+    try:
+        upgrade_to_head(engine)
+        maker = build_sessionmaker(engine)
+        with maker() as db:
+            if args.group == "users":
+                if args.command == "add":
+                    accounts.create_account(
+                        db,
+                        username=args.name,
+                        password=password,
+                        passwords=Passwords(),
+                        admin=args.admin,
+                        actor=CLI_ACTOR,
+                    )
+                    print(f"Created {'administrator' if args.admin else 'user'} {args.name}.")
+                elif args.command == "list":
+                    for user in accounts.list_users(db):
+                        flags = [
+                            f
+                            for f, on in (("admin", user.admin), ("disabled", user.disabled))
+                            if on
+                        ]
+                        print("\t".join([user.username, ",".join(flags) or "-"]))
+                elif args.command == "passwd":
+                    user = accounts.get_user(db, args.name)
+                    problem = password_problem(password, username=user.username)
+                    if problem:
+                        raise CommandError(problem)
+                    accounts.set_password(
+                        db,
+                        user=user,
+                        password_hash=Passwords().hash(password),
+                        keep_row_id=None,
+                        actor=CLI_ACTOR,
+                    )
+                    print(f"Password set for {args.name}; their sign-ins ended.")
+                else:
+                    disabled = args.command == "disable"
+                    accounts.change_user(db, actor=None, username=args.name, disabled=disabled)
+                    print(f"{args.name} is {'disabled' if disabled else 'enabled'}.")
+            elif args.command == "add":
+                workspace = accounts.create_workspace(
+                    db, name=args.name, owner=args.owner, actor=CLI_ACTOR
+                )
+                print(
+                    f"Created workspace {workspace.id} ({workspace.name}), owned by {args.owner}."
+                )
+            else:
+                for workspace, owners in accounts.list_workspaces(db):
+                    print("\t".join([workspace.id, workspace.name, ",".join(owners) or "-"]))
+    finally:
+        engine.dispose()
+
+
+CLI_ACTOR = "(command line)"
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ class Hub:
 
     def _fetch(self, ids: list[int]) -> list[tuple[int, str, str, str]]:
         with self.maker() as db:
-            return [(r.id, r.workspace_id, r.kind, r.data) for r in events.fetch(db, ids=ids)]
+            return [as_row(r) for r in events.fetch(db, ids=ids)]
 
     def _fan_out(self, row: tuple[int, str, str, str]) -> None:
         for sub in list(self._subs.get(row[1], ())):
@@ -219,4 +219,5 @@ class Hub:
 
 
 def as_row(event: NoteEvent) -> tuple[int, str, str, str]:
-    return (event.id, event.workspace_id, event.kind, event.data)
+    """(the stream's id: the event's number in its workspace, workspace, kind, JSON data)."""
+    return (event.seq, event.workspace_id, event.kind, event.data)

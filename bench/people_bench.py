@@ -16,13 +16,13 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
-from argon2 import PasswordHasher
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from backend.db import build_engine, utcnow
 from backend.models import Membership, User, UserSession
 from backend.services import sessions
+from backend.services.users import default_hasher
 from bench.plan import Plan
 from bench.servers import USER, WORKSPACE, Client, app_server
 from bench.stats import figure, percentile
@@ -65,7 +65,7 @@ def _sign_in_figure(plan: Plan, url: str) -> dict:
             else:
                 baseline.append(_ms(who, count))
     client.close()
-    hasher = PasswordHasher()
+    hasher = default_hasher()
     p95 = percentile(singles, 95) or 0.0
     return figure(
         "Sign-in with argon2id (POST /api/session / GET /api/session)",

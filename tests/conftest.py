@@ -46,6 +46,17 @@ WORLD = (
     ("team", "Team", ("alice", "bob")),
     ("bob-notes", "Bob's notes", ("bob",)),
 )
+# The API operations that need no sign-in ("METHOD /path" as the OpenAPI names them): signing
+# in and its providers (docs/oidc.md), first-run setup before any account exists (SPEC §17).
+PUBLIC_ROUTES = frozenset(
+    {
+        "POST /api/session",
+        "GET /api/health",
+        "GET /api/session/providers",
+        "GET /api/setup",
+        "POST /api/setup",
+    }
+)
 _db_counter = itertools.count(1)
 
 

@@ -79,6 +79,8 @@ class Workspace(Base):
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
+    # The workspace's last event number (note_events.seq): its row lock orders the events.
+    event_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class Membership(Base):

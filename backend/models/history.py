@@ -46,18 +46,21 @@ class NoteRevision(Base):
 
 
 class NoteEvent(Base):
-    """One `saved`/`moved`/`deleted` event; `id` is the stream's event id in every process.
+    """One `saved`/`moved`/`deleted` event. `seq` is the stream's event id: numbered per
+    workspace in commit order (migration 0010); `id` is internal (the hub's wake-ups).
 
     `data` is the event's JSON (paths, revision, sizes, source: never note text). The table
-    is a bounded backlog for `Last-Event-ID`: old rows are pruned by id.
+    is a bounded backlog for `Last-Event-ID`: each workspace's old rows are pruned by seq.
     """
 
     __tablename__ = "note_events"
+    __table_args__ = (Index("ix_note_events_workspace_seq", "workspace_id", "seq", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     workspace_id: Mapped[str] = mapped_column(
         ForeignKey("workspaces.id", ondelete="CASCADE"), index=True
     )
+    seq: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))
     data: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

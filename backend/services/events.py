@@ -12,9 +12,10 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from backend.models import Workspace
 from backend.models.history import NoteEvent
 
 CHANNEL = "ana_events"  # the PostgreSQL NOTIFY channel
@@ -26,17 +27,29 @@ ENDED_KEY = "ana_ended_sessions"  # Session.info key: sign-ins ended in the open
 ACCESS_KEY = "ana_access_changes"
 EVERY_WORKSPACE = "*"
 PRUNE_EVERY = 256
-BACKLOG = 10_000  # events kept for Last-Event-ID, across all workspaces
+BACKLOG = 10_000  # events kept for Last-Event-ID, per workspace
 
 
 def record(
     db: Session, *, workspace_id: str, kind: str, data: dict[str, Any], now: datetime
 ) -> int:
-    """Insert one event in the open transaction; it is published when that commits."""
+    """Insert one event in the open transaction; it is published when that commits.
+
+    Its number in the workspace comes from the workspace row's counter, whose row lock this
+    transaction holds until it ends: a concurrent writer of the same workspace waits, so the
+    numbers follow commit order (a replay after `Last-Event-ID` can skip nothing). Returns
+    the row's internal id."""
+    seq = db.execute(
+        update(Workspace)
+        .where(Workspace.id == workspace_id)
+        .values(event_seq=Workspace.event_seq + 1)
+        .returning(Workspace.event_seq)
+    ).scalar_one()
     event_id = db.execute(
         insert(NoteEvent)
         .values(
             workspace_id=workspace_id,
+            seq=seq,
             kind=kind,
             data=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
             created_at=now,
@@ -46,9 +59,13 @@ def record(
     db.info.setdefault(PENDING_KEY, []).append(event_id)
     if db.get_bind().dialect.name == "postgresql":
         db.execute(select(func.pg_notify(CHANNEL, f"e{event_id}")))
-    if event_id % PRUNE_EVERY == 0:  # keep the backlog bounded without a background job
-        db.execute(delete(NoteEvent).where(NoteEvent.id <= event_id - BACKLOG))
-    return event_id
+    if seq % PRUNE_EVERY == 0:  # keep the backlog bounded without a background job
+        db.execute(
+            delete(NoteEvent).where(
+                NoteEvent.workspace_id == workspace_id, NoteEvent.seq <= seq - BACKLOG
+            )
+        )
+    return int(event_id)
 
 
 def session_ended(db: Session, *, user_session_id: str) -> None:
@@ -77,15 +94,20 @@ def _notify(db: Session, kind: str, value: str) -> None:
 
 
 def fetch(db: Session, *, ids: list[int]) -> list[NoteEvent]:
-    """The events with these ids, in id order."""
+    """The events with these internal ids, in commit order within each workspace."""
     if not ids:
         return []
     return list(db.scalars(select(NoteEvent).where(NoteEvent.id.in_(ids)).order_by(NoteEvent.id)))
 
 
 def since(db: Session, *, workspace_id: str, after: int, limit: int) -> list[NoteEvent] | None:
-    """The workspace's events after id `after`, or None when some of them are no longer kept."""
-    bounds = db.execute(select(func.min(NoteEvent.id), func.max(NoteEvent.id))).one()
+    """The workspace's events after number `after`, or None when some of them are no longer
+    kept (or `after` is no number this workspace gave)."""
+    bounds = db.execute(
+        select(func.min(NoteEvent.seq), func.max(NoteEvent.seq)).where(
+            NoteEvent.workspace_id == workspace_id
+        )
+    ).one()
     oldest: int | None = bounds[0]
     newest: int | None = bounds[1]
     if oldest is None or newest is None:
@@ -97,8 +119,8 @@ def since(db: Session, *, workspace_id: str, after: int, limit: int) -> list[Not
     rows = list(
         db.scalars(
             select(NoteEvent)
-            .where(NoteEvent.workspace_id == workspace_id, NoteEvent.id > after)
-            .order_by(NoteEvent.id)
+            .where(NoteEvent.workspace_id == workspace_id, NoteEvent.seq > after)
+            .order_by(NoteEvent.seq)
             .limit(limit + 1)
         )
     )

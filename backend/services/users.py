@@ -45,11 +45,23 @@ def _password_bytes(password: str) -> bytes:
     return password.encode("utf-8", "surrogatepass")
 
 
+# argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane): a sign-in costs ~25 ms
+# of one core here, so sign-ins stay well under 250 ms p95 on a 2-core server (bench people);
+# argon2-cffi's own default (64 MiB, 3 passes, 4 lanes) took ~200 ms a sign-in on such a
+# machine under load for no lane it could use. A stored hash made with other parameters is
+# rehashed with these at the user's next sign-in (`authenticate`).
+HASH_PARAMETERS = {"time_cost": 2, "memory_cost": 19 * 1024, "parallelism": 1}
+
+
+def default_hasher() -> PasswordHasher:
+    return PasswordHasher(**HASH_PARAMETERS)
+
+
 @dataclass
 class Passwords:
     """Hashes and verifies passwords; tests swap in a cheap hasher, production keeps the default."""
 
-    hasher: PasswordHasher = field(default_factory=PasswordHasher)
+    hasher: PasswordHasher = field(default_factory=default_hasher)
     _dummy_hash: str | None = None
 
     def hash(self, password: str) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import seed_world, sign_in
+from conftest import PUBLIC_ROUTES, seed_world, sign_in
 from fastapi.testclient import TestClient
 
-PUBLIC = {("POST", "/api/session"), ("GET", "/api/health")}
+PUBLIC = {tuple(route.split(" ", 1)) for route in PUBLIC_ROUTES}
 
 
 def _api_routes(app):

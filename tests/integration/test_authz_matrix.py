@@ -399,6 +399,71 @@ ROUTES = {
 }
 
 
+# Accounts, administrators and first run (SPEC §17). "member" is alice, an administrator;
+# "non-member" is bob, who is not. Ending all other sign-ins comes last: alice's call ends
+# the world's own sign-in of hers.
+def _my_sessions(w, c, kind):
+    return c.get("/api/account/sessions"), None
+
+
+def _end_my_session(w, c, kind):
+    return c.delete("/api/account/sessions/0123456789abcdef"), None
+
+
+def _end_my_other_sessions(w, c, kind):
+    return c.delete("/api/account/sessions"), None
+
+
+def _my_password(w, c, kind):
+    return c.put("/api/account/password", json={"current": "wrong", "new": "short"}), None
+
+
+def _admin_users(w, c, kind):
+    return c.get("/api/admin/users"), None
+
+
+def _admin_create(w, c, kind):
+    body = {"username": f"made-by-{kind}", "password": "long-enough-password"}
+    return c.post("/api/admin/users", json=body), None
+
+
+def _admin_change(w, c, kind):
+    return c.patch("/api/admin/users/bob", json={"admin": False}), None
+
+
+def _setup_needed(w, c, kind):
+    return c.get("/api/setup"), None
+
+
+def _setup(w, c, kind):
+    body = {"username": "x-admin", "password": "long-enough-password", "code": "AAAA-AAAA-AAAA"}
+    return c.post("/api/setup", json=body), None
+
+
+ROUTES.update(
+    {
+        ("GET", "/api/account/sessions"): (_my_sessions, SIGNED_IN),
+        ("DELETE", "/api/account/sessions/{session_id}"): (
+            _end_my_session,
+            {**SIGNED_IN, "member": 404, "non-member": 404},
+        ),
+        ("PUT", "/api/account/password"): (
+            _my_password,
+            {**SIGNED_IN, "member": 422, "non-member": 422},
+        ),
+        ("GET", "/api/admin/users"): (_admin_users, MEMBER),
+        ("POST", "/api/admin/users"): (_admin_create, {**MEMBER, "member": 201}),
+        ("PATCH", "/api/admin/users/{username}"): (_admin_change, MEMBER),
+        ("GET", "/api/setup"): (_setup_needed, dict.fromkeys(CALLERS, 200)),
+        ("POST", "/api/setup"): (_setup, dict.fromkeys(CALLERS, 404)),  # accounts exist
+        ("DELETE", "/api/account/sessions"): (
+            _end_my_other_sessions,
+            {**SIGNED_IN, "member": 204, "non-member": 204},
+        ),
+    }
+)
+
+
 def _effect(w: World, route: tuple[str, str], kind: str, response, url: str | None) -> None:
     """What the call did to alice's data: only a member's call may change anything."""
     allowed = kind == "member"
@@ -583,6 +648,31 @@ def _writes(w: World):
     }
 
 
+def _account_writes():
+    """The state-changing routes of accounts, administrators and first run (SPEC §17)."""
+    user = {"username": "forged", "password": "long-enough-password"}
+    return {
+        ("PUT", "/api/account/password"): (
+            "PUT",
+            "/api/account/password",
+            {"json": {"current": PASSWORDS["alice"], "new": "forged-password"}},
+        ),
+        ("DELETE", "/api/account/sessions"): ("DELETE", "/api/account/sessions", {}),
+        ("DELETE", "/api/account/sessions/{session_id}"): (
+            "DELETE",
+            "/api/account/sessions/0123456789abcdef",
+            {},
+        ),
+        ("POST", "/api/admin/users"): ("POST", "/api/admin/users", {"json": {**user}}),
+        ("PATCH", "/api/admin/users/{username}"): (
+            "PATCH",
+            "/api/admin/users/bob",
+            {"json": {"disabled": True}},
+        ),
+        ("POST", "/api/setup"): ("POST", "/api/setup", {"json": {**user, "code": "x"}}),
+    }
+
+
 def _later_writes(w: World):
     """The state-changing routes of proposals, the inline command and outside agents."""
     made = w.alice.post("/api/tokens", json={"name": "kept", "expiresInDays": 1}).json()
@@ -630,6 +720,7 @@ def _later_writes(w: World):
             "/api/active-note",
             {"json": {"windowId": "w-forged", "workspaceId": "personal", "pointer": None}},
         ),
+        **_account_writes(),
     }
 
 

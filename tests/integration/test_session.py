@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import PASSWORDS, TEST_SECRET, seed_world, sign_in
+from conftest import PASSWORDS, TEST_SECRET, open_db, seed_world, sign_in
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
@@ -172,3 +172,27 @@ def test_sessions_are_per_user(alice_client, bob_client):
     assert alice_client.get("/api/session").json() == {"username": "alice", "admin": True}
     assert bob_client.get("/api/session").json() == {"username": "bob", "admin": False}
     assert set(PASSWORDS) == {"alice", "bob"}
+
+
+def test_a_password_hash_made_with_older_parameters_is_upgraded_at_sign_in(app_factory):
+    """argon2id at the product's parameters (users.HASH_PARAMETERS); a hash stored with
+    others (argon2-cffi's defaults, as accounts made before had) is replaced on sign-in."""
+    from argon2 import PasswordHasher
+
+    from backend.models import User
+    from backend.services.users import HASH_PARAMETERS, Passwords, default_hasher
+
+    app = app_factory()
+    app.state.passwords = Passwords()  # the production hasher, not the tests' cheap one
+    seed_world(app)
+    old = PasswordHasher().hash("alice-password")
+    with open_db(app) as db:
+        db.execute(update(User).where(User.username == "alice").values(password_hash=old))
+        db.commit()
+    sign_in(TestClient(app), "alice")
+    with open_db(app) as db:
+        stored = db.scalar(select(User.password_hash).where(User.username == "alice"))
+    assert stored != old and stored.startswith("$argon2id$")
+    assert not default_hasher().check_needs_rehash(stored)
+    assert f"$m={HASH_PARAMETERS['memory_cost']},t={HASH_PARAMETERS['time_cost']},p=1$" in stored
+    sign_in(TestClient(app), "alice")  # and the upgraded hash still signs in

@@ -60,6 +60,21 @@ def cookie_is_secure(request: Request, settings: Settings) -> bool:
     return forwarded == "https"
 
 
+def set_session_cookie(
+    response: Response, request: Request, settings: Settings, token: str
+) -> None:
+    """The sign-in cookie for `token` (shared with the first-run setup, which signs in too)."""
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(timedelta(hours=settings.session_ttl_hours).total_seconds()),
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=cookie_is_secure(request, settings),
+    )
+
+
 @router.post(
     "",
     response_model=SessionOut,
@@ -117,15 +132,7 @@ async def sign_in(
 
     signed_in = await anyio.to_thread.run_sync(open_session, user)
     username, user_id, admin, token = signed_in
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=int(ttl.total_seconds()),
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=cookie_is_secure(request, settings),
-    )
+    set_session_cookie(response, request, settings, token)
     request.state.user_id = user_id
     return SessionOut(username=username, admin=admin)
 
