@@ -32,6 +32,7 @@ from backend.api.routes import (
     documents,
     events,
     inline,
+    invitations,
     key_sessions,
     oidc,
     proposals,
@@ -189,6 +190,7 @@ def create_app(settings: Settings) -> FastAPI:
     routers = (
         session,
         workspaces,
+        invitations,
         documents,
         search,
         key_sessions,

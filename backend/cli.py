@@ -248,9 +248,7 @@ def _people_command(args: argparse.Namespace, settings: Settings) -> None:
                     accounts.change_user(db, actor=None, username=args.name, disabled=disabled)
                     print(f"{args.name} is {'disabled' if disabled else 'enabled'}.")
             elif args.command == "add":
-                workspace = accounts.create_workspace(
-                    db, name=args.name, owner=args.owner, actor=CLI_ACTOR
-                )
+                workspace = accounts.create_workspace(db, name=args.name, owner=args.owner)
                 print(
                     f"Created workspace {workspace.id} ({workspace.name}), owned by {args.owner}."
                 )

@@ -47,7 +47,8 @@ WORLD = (
     ("bob-notes", "Bob's notes", ("bob",)),
 )
 # The API operations that need no sign-in ("METHOD /path" as the OpenAPI names them): signing
-# in and its providers (docs/oidc.md), first-run setup before any account exists (SPEC §17).
+# in and its providers (docs/oidc.md), first-run setup before any account exists and reading
+# an invitation link (SPEC §17).
 PUBLIC_ROUTES = frozenset(
     {
         "POST /api/session",
@@ -55,6 +56,7 @@ PUBLIC_ROUTES = frozenset(
         "GET /api/session/providers",
         "GET /api/setup",
         "POST /api/setup",
+        "GET /api/invitations/{secret}",  # an invitation link is read before signing in
     }
 )
 _db_counter = itertools.count(1)

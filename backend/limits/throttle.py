@@ -1,4 +1,4 @@
-"""Throttling on the `limits` library: sign-in attempts (SPEC §12) and expensive routes per user.
+"""Throttling on the `limits` library: sign-ins, invitation links, expensive routes per user.
 
 One `Throttle` per app (`app.state.throttle`). It counts in process memory by default (each
 server process on its own); `rate_limit_storage` (e.g. redis://host:6379) points the same
@@ -36,6 +36,9 @@ PASSWORD_CHECKS_AT_ONCE = 1
 # How often a sign-in waiting for the password slot looks again (it waits on the event loop).
 SLOT_POLL_SECONDS = 0.005
 TOO_MANY_SIGN_INS = "Too many sign-in attempts. Please wait a minute and try again."
+TOO_MANY_INVITATION_TRIES = (
+    "Too many invitation links that did not work. Please wait a minute and try again."
+)
 TOO_MANY_CALLS = "Too many requests in a short time. Please wait a moment and try again."
 
 
@@ -108,6 +111,20 @@ class Throttle:
     def sign_in_succeeded(self, username: str) -> None:
         """A success clears the username's failures (the address keeps its count)."""
         self.limiter.clear(SIGN_IN_PER_USERNAME, "sign-in-user", username)
+
+    def check_invitation(self, address: str) -> None:
+        """TooManyRequests when the address has tried too many invitation links that did not
+        work (unknown, used up, revoked, expired): sign-in's per-address limit, counted apart,
+        so guessing secrets is as slow as guessing passwords. Checking counts nothing."""
+        ids = ("invitation-address", address)
+        if not self.limiter.test(SIGN_IN_PER_ADDRESS, *ids):
+            raise TooManyRequests(
+                TOO_MANY_INVITATION_TRIES, retry_after=self.retry_after(SIGN_IN_PER_ADDRESS, *ids)
+            )
+
+    def invitation_failed(self, address: str) -> None:
+        """Count one invitation link from the address that did not work."""
+        self.limiter.hit(SIGN_IN_PER_ADDRESS, "invitation-address", address)
 
     def hit_route(self, route: str, user_key: str | int) -> None:
         """Count one call of an expensive route by one user; TooManyRequests when over."""

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,8 +16,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from backend.db import storable
-from backend.errors import BadRequest, Conflict, NotFound
+from backend.errors import Conflict, NotFound
 from backend.models import KeySession, Membership, User, UserSession, Workspace
 from backend.services import events
 from backend.services import users as users_service
@@ -32,8 +29,6 @@ NAME_TAKEN = "That username is taken."
 NO_SUCH_SIGN_IN = "There is no such sign-in of yours."
 NOT_YOURSELF = "You cannot disable your own account."
 LAST_ADMIN = "This would leave no enabled administrator."
-MAX_WORKSPACE_NAME = 200
-WORKSPACE_NAME_RULE = f"A workspace name has 1 to {MAX_WORKSPACE_NAME} characters."
 
 
 def audit(action: str, *, actor: str, target: str | None = None, **fields: object) -> None:
@@ -228,35 +223,14 @@ def change_user(
 
 # --- workspaces from the command line -----------------------------------------------------
 
-MAX_SLUG = 64
 
-
-def slug(name: str) -> str:
-    """A workspace id from its name: lower-case ASCII letters and digits joined by '-'
-    (accents dropped), at most MAX_SLUG characters; "workspace" when nothing is left."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    text = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
-    return text[:MAX_SLUG].strip("-") or "workspace"
-
-
-def create_workspace(db: Session, *, name: str, owner: str, actor: str) -> Workspace:
-    """A workspace named `name` owned by `owner`, its id a unique slug of the name."""
-    name = name.strip()
-    if not name or not storable(name, max_length=MAX_WORKSPACE_NAME):
-        raise BadRequest(WORKSPACE_NAME_RULE)
+def create_workspace(db: Session, *, name: str, owner: str) -> Workspace:
+    """A workspace named `name` owned by `owner`: the same rules, id and audit line as
+    `POST /api/workspaces` (services.workspaces.create_owned)."""
     user = get_user(db, owner)
-    base = slug(name)
-    taken = set(db.scalars(select(Workspace.id).where(Workspace.id.like(f"{base}%"))))
-    candidate, n = base, 1
-    while candidate in taken:
-        n += 1
-        suffix = f"-{n}"
-        candidate = base[: MAX_SLUG - len(suffix)] + suffix
-    workspace = workspaces_service.create_workspace(
-        db, workspace_id=candidate, name=name, member_ids=[user.id]
+    return workspaces_service.create_owned(
+        db, name=workspaces_service.clean_name(name), owner_id=user.id
     )
-    audit("workspace created", actor=actor, target=owner, workspace=candidate)
-    return workspace
 
 
 def list_workspaces(db: Session) -> list[tuple[Workspace, list[str]]]:

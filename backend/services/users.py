@@ -54,7 +54,11 @@ HASH_PARAMETERS = {"time_cost": 2, "memory_cost": 19 * 1024, "parallelism": 1}
 
 
 def default_hasher() -> PasswordHasher:
-    return PasswordHasher(**HASH_PARAMETERS)
+    return PasswordHasher(
+        time_cost=HASH_PARAMETERS["time_cost"],
+        memory_cost=HASH_PARAMETERS["memory_cost"],
+        parallelism=HASH_PARAMETERS["parallelism"],
+    )
 
 
 @dataclass

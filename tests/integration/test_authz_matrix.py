@@ -294,6 +294,79 @@ def _events(w, c, kind):
     return c.get("/api/workspaces/personal/events"), None
 
 
+def _providers(w, c, kind):
+    return c.get("/api/session/providers"), None
+
+
+def _fresh_workspace(w) -> str:
+    """A new workspace alice owns (so a cell may delete it or change its members)."""
+    w._n += 1
+    made = w.alice.post("/api/workspaces", json={"name": f"Cell {w._n}"})
+    assert made.status_code == 201, made.text
+    return made.json()["id"]
+
+
+def _workspace_create(w, c, kind):
+    return c.post("/api/workspaces", json={"name": "Cell"}), None
+
+
+def _workspace_rename(w, c, kind):
+    return c.patch("/api/workspaces/personal", json={"name": "Personal"}), None
+
+
+def _workspace_delete(w, c, kind):
+    ws = _fresh_workspace(w)
+    name = w.alice.get("/api/workspaces").json()
+    confirm = next(item["name"] for item in name if item["id"] == ws)
+    return c.request("DELETE", f"/api/workspaces/{ws}", json={"confirm": confirm}), None
+
+
+def _members(w, c, kind):
+    return c.get("/api/workspaces/personal/members"), None
+
+
+def _member_role(w, c, kind):
+    return c.patch("/api/workspaces/personal/members/alice", json={"role": "owner"}), None
+
+
+def _member_remove(w, c, kind):
+    """The member (alice, its owner) removes bob from a workspace of hers; the others try."""
+    ws = _fresh_workspace(w)
+    if kind == "member":
+        link = w.alice.post(f"/api/workspaces/{ws}/invitations", json={}).json()["url"]
+        bob = sign_in(TestClient(w.app), "bob")
+        assert bob.post(f"/api/invitations/{link.split('#invite=')[1]}/accept").status_code == 200
+    return c.delete(f"/api/workspaces/{ws}/members/bob"), None
+
+
+def _invitation_create(w, c, kind):
+    return c.post("/api/workspaces/personal/invitations", json={}), None
+
+
+def _invitations(w, c, kind):
+    return c.get("/api/workspaces/personal/invitations"), None
+
+
+def _invitation_revoke(w, c, kind):
+    made = w.alice.post("/api/workspaces/personal/invitations", json={}).json()
+    return c.delete(f"/api/workspaces/personal/invitations/{made['id']}"), None
+
+
+def _invitation_secret(w, ws: str) -> str:
+    url = w.alice.post(f"/api/workspaces/{ws}/invitations", json={}).json()["url"]
+    return url.split("#invite=")[1]
+
+
+def _invitation_read(w, c, kind):
+    return c.get(f"/api/invitations/{_invitation_secret(w, 'personal')}"), None
+
+
+def _invitation_accept(w, c, kind):
+    # A workspace of its own: a non-member who joins stays a non-member of `personal`.
+    secret = _invitation_secret(w, _fresh_workspace(w))
+    return c.post(f"/api/invitations/{secret}/accept"), None
+
+
 SIGNED_IN = {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401}
 OWNER = {"anonymous": 401, "member": 200, "non-member": 404, "expired-session": 401}
 MEMBER = {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401}
@@ -307,6 +380,8 @@ ROUTES = {
         {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401},
     ),
     ("POST", "/api/session"): (_sign_in, dict.fromkeys(CALLERS, 200)),
+    # The sign-in page asks which providers exist before anyone signs in (docs/oidc.md).
+    ("GET", "/api/session/providers"): (_providers, dict.fromkeys(CALLERS, 200)),
     ("DELETE", "/api/session"): (
         _sign_out,
         {"anonymous": 401, "member": 204, "non-member": 204, "expired-session": 401},
@@ -315,6 +390,28 @@ ROUTES = {
         _workspaces,
         {"anonymous": 401, "member": 200, "non-member": 200, "expired-session": 401},
     ),
+    ("POST", "/api/workspaces"): (
+        _workspace_create,
+        {**SIGNED_IN, "member": 201, "non-member": 201},
+    ),
+    ("PATCH", "/api/workspaces/{ws}"): (_workspace_rename, MEMBER),
+    ("DELETE", "/api/workspaces/{ws}"): (_workspace_delete, {**MEMBER, "member": 204}),
+    ("GET", "/api/workspaces/{ws}/members"): (_members, MEMBER),
+    ("PATCH", "/api/workspaces/{ws}/members/{username}"): (_member_role, MEMBER),
+    ("DELETE", "/api/workspaces/{ws}/members/{username}"): (
+        _member_remove,
+        {**MEMBER, "member": 204},
+    ),
+    ("POST", "/api/workspaces/{ws}/invitations"): (_invitation_create, {**MEMBER, "member": 201}),
+    ("GET", "/api/workspaces/{ws}/invitations"): (_invitations, MEMBER),
+    ("DELETE", "/api/workspaces/{ws}/invitations/{invitation_id}"): (
+        _invitation_revoke,
+        {**MEMBER, "member": 204},
+    ),
+    # An invitation link is read before signing in; accepting signed out needs an account's
+    # username and password (none here: 401).
+    ("GET", "/api/invitations/{secret}"): (_invitation_read, dict.fromkeys(CALLERS, 200)),
+    ("POST", "/api/invitations/{secret}/accept"): (_invitation_accept, SIGNED_IN),
     ("GET", "/api/workspaces/{ws}/documents"): (
         _list,
         {"anonymous": 401, "member": 200, "non-member": 403, "expired-session": 401},
@@ -479,7 +576,7 @@ def _effect(w: World, route: tuple[str, str], kind: str, response, url: str | No
         assert (w.text(url + ".moved") == NOTE) is allowed
     if method == "GET" and url is not None and allowed:
         assert response.text == NOTE
-    if template == "/api/workspaces" and kind == "non-member":
+    if template == "/api/workspaces" and method == "GET" and kind == "non-member":
         assert "personal" not in [ws["id"] for ws in response.json()]
     if template == "/api/session" and method == "GET" and response.status_code == 200:
         assert response.json()["username"] == ("alice" if allowed else "bob")
@@ -645,6 +742,48 @@ def _writes(w: World):
             {"json": {}},
         ),
         **_later_writes(w),
+        **_people_writes(w),
+    }
+
+
+def _people_writes(w: World):
+    """The state-changing routes of workspaces, members and invitations (SPEC §17)."""
+    made = w.alice.post("/api/workspaces/personal/invitations", json={}).json()
+    secret = made["url"].split("#invite=")[1]
+    members = "/api/workspaces/personal/members/alice"
+    return {
+        ("POST", "/api/workspaces"): ("POST", "/api/workspaces", {"json": {"name": "Forged"}}),
+        ("PATCH", "/api/workspaces/{ws}"): (
+            "PATCH",
+            "/api/workspaces/personal",
+            {"json": {"name": "Forged"}},
+        ),
+        ("DELETE", "/api/workspaces/{ws}"): (
+            "DELETE",
+            "/api/workspaces/personal",
+            {"json": {"confirm": "Personal"}},
+        ),
+        ("PATCH", "/api/workspaces/{ws}/members/{username}"): (
+            "PATCH",
+            members,
+            {"json": {"role": "reader"}},
+        ),
+        ("DELETE", "/api/workspaces/{ws}/members/{username}"): ("DELETE", members, {}),
+        ("POST", "/api/workspaces/{ws}/invitations"): (
+            "POST",
+            "/api/workspaces/personal/invitations",
+            {"json": {}},
+        ),
+        ("DELETE", "/api/workspaces/{ws}/invitations/{invitation_id}"): (
+            "DELETE",
+            f"/api/workspaces/personal/invitations/{made['id']}",
+            {},
+        ),
+        ("POST", "/api/invitations/{secret}/accept"): (
+            "POST",
+            f"/api/invitations/{secret}/accept",
+            {},
+        ),
     }
 
 
@@ -752,6 +891,12 @@ def test_cross_origin_writes_are_refused_on_every_state_changing_route(app, subt
     assert row(app, w.cid) == before
     assert [t["name"] for t in w.alice.get("/api/tokens").json()] == ["kept"]
     assert w.alice.get("/api/active-note/sharing").json() == {"enabled": False}
+    assert [ws["id"] for ws in w.alice.get("/api/workspaces").json()] == ["personal", "team"]
+    assert w.alice.get("/api/workspaces/personal/members").json() == {
+        "members": [{"username": "alice", "role": "owner"}]
+    }
+    invitations = w.alice.get("/api/workspaces/personal/invitations").json()["invitations"]
+    assert [i["uses"] for i in invitations] == [0]
     after = len(w.alice.get(f"/api/assistant/conversations/{w.cid}").json()["messages"])
     assert after == messages
     # And the same requests from the page's own origin do go through (the guard is not

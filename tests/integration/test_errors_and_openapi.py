@@ -97,7 +97,7 @@ def test_any_path_and_text_is_saved_or_refused_cleanly(alice_client, path, text)
 
 
 def test_method_not_allowed_and_unknown_routes_are_json(alice_client):
-    for method, url in (("PATCH", f"{WS}/a.md"), ("POST", "/api/workspaces"), ("GET", "/api/x")):
+    for method, url in (("PATCH", f"{WS}/a.md"), ("PUT", "/api/workspaces"), ("GET", "/api/x")):
         response = alice_client.request(method, url)
         assert response.status_code in (404, 405)
         _assert_error_json(response)
