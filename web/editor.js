@@ -132,3 +132,4 @@ export * from "./editor/inline.js";
 export * from "./editor/publish.js";
 export * from "./editor/edits.js";
 export * from "./editor/live.js";
+export * from "./editor/readonly.js";

@@ -9,6 +9,26 @@ from ambient.store import AmbientStore
 from app.api_model import describe
 from app.keys import KeySessions
 
+# Roles in a workspace (SPEC §17): the page reads them from `GET /api/workspaces`.
+READER, EDITOR, OWNER = "reader", "editor", "owner"
+WRITERS = (EDITOR, OWNER)
+
+
+def role_in(workspaces: list[dict], ws: str | None) -> str | None:
+    """The role held in workspace `ws` according to the listing, or None (not a member)."""
+    if not ws:
+        return None
+    for entry in workspaces:
+        if isinstance(entry, dict) and entry.get("id") == ws:
+            role = entry.get("role")
+            return role if isinstance(role, str) and role else EDITOR
+    return None
+
+
+def can_edit(role: str | None) -> bool:
+    """An editor or owner changes notes; a reader (or no role at all) does not."""
+    return role in WRITERS
+
 
 def make_store() -> AmbientStore:
     """One store per window (realm): a pop-out's notes never reach the main window's store."""
@@ -29,6 +49,8 @@ class App:
         self.frameset = None  # set by the shell once signed in
         self._workspace_callbacks: list[Callable] = []
         self._documents_callbacks: list[Callable] = []
+        self._role_callbacks: list[Callable] = []
+        self._known_role: str | None = None  # the role the role callbacks last heard of
         self._status: Callable[[str], None] = lambda message: None
         self.background_savers: set = set()  # saves still finishing for closed frames
         self.known_paths: set[str] = set()  # the workspace's notes as last listed (links)
@@ -51,6 +73,13 @@ class App:
         self._documents_callbacks.append(callback)
         return lambda: self._documents_callbacks.remove(callback)
 
+    def on_role_change(self, callback: Callable) -> Callable[[], None]:
+        """`callback(role)` when the current workspace's role changes while it stays current
+        (promoted, demoted: SPEC §17); a switch is told by `on_workspace_change`, and frames
+        opened after it read `can_edit`. Returns an unsubscribe."""
+        self._role_callbacks.append(callback)
+        return lambda: self._role_callbacks.remove(callback)
+
     def set_status_sink(self, sink: Callable[[str], None]) -> None:
         self._status = sink
 
@@ -64,9 +93,36 @@ class App:
         if sink is not None:
             sink(message)
 
+    # -- the role in the current workspace (SPEC §17) -------------------------------------
+
+    @property
+    def role(self) -> str | None:
+        """ "owner", "editor" or "reader" in the current workspace; None without one."""
+        return role_in(self.workspaces, self.workspace_id)
+
+    @property
+    def can_edit(self) -> bool:
+        """Whether this user may change notes of the current workspace (an editor or owner)."""
+        return can_edit(self.role)
+
+    def set_workspaces(self, listing: list[dict]) -> None:
+        """A fresh `GET /api/workspaces`: keep it, and tell the role callbacks when the current
+        workspace's role changed (the current workspace itself is left by the caller)."""
+        self.workspaces = list(listing)
+        self._role_settled()
+
+    def _role_settled(self) -> None:
+        role = self.role
+        if role != self._known_role:
+            self._known_role = role
+            if role is not None:
+                for callback in list(self._role_callbacks):
+                    callback(role)
+
     # -- notifications -------------------------------------------------------------------
 
     def workspace_changed(self) -> None:
+        self._known_role = self.role  # a switch is not a role change
         for callback in list(self._workspace_callbacks):
             callback(self.workspace_id)
 

@@ -117,8 +117,8 @@ class InlineCommand:
     def open(self) -> None:
         """Show the prompt at the selection (or the cursor's line) of the frame's editor."""
         session = self.frame.session
-        if session is None or self.frame.view != "edit":
-            return
+        if session is None or self.frame.view != "edit" or not session.writable:
+            return  # a reader's note (SPEC §17) takes no AI edit
         self._reset()
         target = editor.inlineTarget(session.view)
         self._session = session

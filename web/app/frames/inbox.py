@@ -11,12 +11,28 @@ from app.chat.inline_command import InlineCommand
 from app.dom import h, spawn
 from app.frame import Frame
 from app.frames.frames_model import History
-from app.live.autosave_model import CONFLICT, DELETED, ERROR, OFFLINE, PENDING, SAVED, SAVING
+from app.live.autosave_model import (
+    CONFLICT,
+    DELETED,
+    ERROR,
+    OFFLINE,
+    PENDING,
+    SAVED,
+    SAVING,
+    UNSAVABLE,
+)
 from app.live.history_panel import HistoryPanel
 from app.live.merge_model import MERGED, REPLACE
 from app.notes.note import NoteSession
 from app.notes.search_panel import find_backlinks
-from app.notes.views import draw_backlinks, draw_mindmap, draw_preview, draw_todo
+from app.notes.views import (
+    copy_text,
+    draw_backlinks,
+    draw_mindmap,
+    draw_preview,
+    draw_todo,
+    readonly_badge,
+)
 
 _KEEP = object()
 VIEW_LABELS = {view: view.capitalize() for view in VIEWS}  # Edit, Preview, Todo, Mindmap
@@ -28,6 +44,7 @@ STATE_WORDS = {
     CONFLICT: "Not saved: conflict",
     ERROR: "Not saved",
     DELETED: "Deleted elsewhere: your text is still here, and an edit saves it again",
+    UNSAVABLE: "Not saved: your role here is reader",
 }
 
 
@@ -142,13 +159,21 @@ class InboxFrame(Frame):
             {"class": "view-switch", "role": "group", "aria-label": "View"},
             *self.buttons.values(),
         )
+        self.readonly = readonly_badge()  # SPEC §17: a reader's note says so
         self.body.append(
-            self.toolbar, self.status, self.conflict, self.empty, self.editor_host, self.render_host
+            self.toolbar,
+            self.readonly,
+            self.status,
+            self.conflict,
+            self.empty,
+            self.editor_host,
+            self.render_host,
         )
         self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
         self.revisions = HistoryPanel(self)  # SPEC §15: `history-open` joins the toolbar
         self.listeners.on(self.render_host, "change", self._on_todo_change)
         self.listeners.on(self.render_host, "click", self._on_render_click)
+        self._unsubscribe_role = self.ctx.on_role_change(self._on_role_change)
         self._refresh()
 
     # -- the one method ----------------------------------------------------------------------
@@ -220,6 +245,9 @@ class InboxFrame(Frame):
 
     def _refresh(self, problem: str = "") -> None:
         has_note = self.session is not None
+        readonly = has_note and not self.session.writable
+        self.readonly.hidden = not readonly
+        self.el.dataset.readonly = "true" if readonly else "false"
         self.frameset.changed()
         self.el.dataset.path = self.path
         self.el.dataset.view = self.view
@@ -261,14 +289,14 @@ class InboxFrame(Frame):
             draw_preview(self.render_host, text, self.path, self.ctx.known_paths)
             spawn(self._fill_backlinks(self._generation, self.path))
         elif self.view == "todo":
-            draw_todo(self.render_host, text, self.id)
+            draw_todo(self.render_host, text, self.id, readonly=not self.session.writable)
         elif self.view == "mindmap":
             draw_mindmap(self.render_host, text, self.path.rsplit("/", 1)[-1])
 
     def _on_save_state(self, state: str, detail: str) -> None:
         words = STATE_WORDS.get(state, state)
-        if state in (ERROR,) and detail:
-            words = f"Not saved: {detail}"
+        if state in (ERROR, UNSAVABLE) and detail:
+            words = detail if state == UNSAVABLE else f"Not saved: {detail}"
         self.status.textContent = words
         self.status.dataset.state = state
         self.el.dataset.saveState = state
@@ -284,6 +312,28 @@ class InboxFrame(Frame):
                 retry, "click", lambda event: self.session and self.session.saver.retry()
             )
             self.status.append(" ", retry)
+        if state == UNSAVABLE:
+            copy = h(
+                "button",
+                {"type": "button", "class": "link", "data-testid": "unsaved-copy"},
+                "Copy your text",
+            )
+            self.listeners.on(copy, "click", self._copy_unsaved)
+            self.status.append(" ", copy)
+
+    async def _copy_unsaved(self, event) -> None:
+        if self.session is None:
+            return
+        if await copy_text(self.session.text()):
+            self.ctx.say("Your text is on the clipboard.")
+        else:
+            self.ctx.say("The browser did not allow copying: select the text and copy it.")
+
+    def _on_role_change(self, role: str) -> None:
+        """The role changed while the note is open (SPEC §17): flip the editor in place."""
+        if self.session is not None:
+            self.session.set_writable(self.session.may_edit())
+            self._refresh()
 
     def _show_conflict(self) -> None:
         theirs = self.session.saver.theirs if self.session else None
@@ -353,6 +403,9 @@ class InboxFrame(Frame):
         box = event.target
         if self.session is None or box.dataset.testid != "todo-checkbox":
             return
+        if not self.session.writable:
+            self._draw()  # a reader's list never changes the note
+            return
         text = self.session.text()
         try:
             start, end, insert = toggle_todo(text, int(box.dataset.line))
@@ -392,7 +445,8 @@ class InboxFrame(Frame):
             f"Create {path}",
         )
         self.listeners.on(create, "click", lambda event: self._create_missing(path))
-        self.status.replaceChildren(f"{path} does not exist. ", create)
+        offer = create if self.ctx.can_edit else ""  # a reader cannot create notes
+        self.status.replaceChildren(f"{path} does not exist. ", offer)
         self.status.dataset.state = "missing"
 
     async def _create_missing(self, path: str) -> None:
@@ -494,6 +548,12 @@ class InboxFrame(Frame):
                 "retrying. If you close it, your text stays in this window and is saved "
                 "once the server answers. Press close again to close it."
             )
+        if self.session.saver.state == UNSAVABLE:
+            return (
+                f"{self.path} has changes that cannot be saved (your role here is reader), so "
+                "closing it would lose them. Copy them first, or press close again to discard "
+                "them."
+            )
         if self.session.saver.state != ERROR:
             return None
         return (
@@ -521,6 +581,7 @@ class InboxFrame(Frame):
             editor.gotoLine(self.session.view, line)
 
     def destroy(self) -> None:
+        self._unsubscribe_role()
         self.inline.destroy()
         self._generation += 1
         self._drop_note()

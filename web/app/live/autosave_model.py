@@ -26,6 +26,9 @@ SAVED, PENDING, SAVING, OFFLINE, CONFLICT, ERROR = (
     "error",
 )
 DELETED = "deleted"  # deleted elsewhere: the text stays on screen; the next edit saves it again
+# The role turned reader (SPEC §17) with changes not saved: they stay in the editor, no save is
+# attempted, and they are saved if the role turns editor again.
+UNSAVABLE = "unsavable"
 
 
 @dataclass
@@ -69,6 +72,27 @@ class Autosaver:
         self._task: asyncio.Task | None = None
         self._wake = asyncio.Event()
         self._syncing = asyncio.Lock()
+        self.writable = True  # False for a reader: nothing is ever sent
+        self._unsavable_words = ""
+
+    def set_writable(self, writable: bool, words: str = "") -> None:
+        """The role changed: a reader's saver never saves (changes already typed stay dirty,
+        as UNSAVABLE, told with `words`); an editor's saves what is pending at once."""
+        if writable == self.writable:
+            return
+        self.writable = writable
+        self._unsavable_words = words
+        if not writable:
+            if self._timer:
+                self._timer.cancel()
+                self._timer = None
+            if self._running():
+                self._wake.set()  # an offline pause ends; the loop stops before the next PUT
+            elif self.state in (PENDING, OFFLINE, ERROR):
+                self._set(UNSAVABLE, words)
+        elif self.state == UNSAVABLE:
+            self._set(PENDING)
+            self._kick()
 
     @property
     def dirty(self) -> bool:
@@ -78,6 +102,9 @@ class Autosaver:
         """The editor went from clean to dirty: save after `delay` unless more is pending."""
         if self.state in (CONFLICT, ERROR):
             return
+        if not self.writable:
+            self._set(UNSAVABLE, self._unsavable_words)
+            return
         if not self._running():
             self._set(PENDING)
         if self._timer:
@@ -86,7 +113,7 @@ class Autosaver:
 
     async def flush(self) -> bool:
         """Save whatever is pending now; True once everything is saved, False if it can't be."""
-        if self.state in (CONFLICT, ERROR):
+        if self.state in (CONFLICT, ERROR, UNSAVABLE):
             return False
         if self.state == DELETED:
             return True  # nothing to save until the user edits again
@@ -234,6 +261,9 @@ class Autosaver:
 
     # -- internals -----------------------------------------------------------------------
 
+    def _failed(self, detail: str) -> tuple[str, str]:
+        return (ERROR, detail) if self.writable else (UNSAVABLE, self._unsavable_words)
+
     def _running(self) -> bool:
         return self._task is not None and not self._task.done()
 
@@ -247,6 +277,13 @@ class Autosaver:
         self._kick()
 
     def _kick(self) -> None:
+        if not self.writable:
+            if self._timer:
+                self._timer.cancel()
+                self._timer = None
+            if not self._running():
+                self._set(UNSAVABLE, self._unsavable_words)
+            return
         if not self._running():
             self._task = asyncio.ensure_future(self._loop())
 
@@ -260,6 +297,9 @@ class Autosaver:
     async def _loop(self) -> None:
         attempt = 0
         while True:
+            if not self.writable:  # demoted meanwhile: keep the text, send nothing
+                self._set(UNSAVABLE, self._unsavable_words)
+                return
             seen, text = self._read()
             self._set(SAVING)
             try:
@@ -281,9 +321,12 @@ class Autosaver:
                 attempt += 1
                 continue
             except Exception as exc:  # noqa: BLE001 - e.g. a 403 on re-reading: stop, say so
-                self._set(ERROR, describe(exc))
+                self._set(*self._failed(describe(exc)))
                 return
             if result.status != "ok":
+                if not self.writable:
+                    self._set(UNSAVABLE, self._unsavable_words)
+                    return
                 self._set(ERROR, result.message or "The note could not be saved.")
                 return
             attempt = 0

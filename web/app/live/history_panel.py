@@ -183,7 +183,7 @@ class HistoryPanel:
                 session.text(),
                 f"Version {row.revision} against the text on screen",
             )
-        self.restore_button.hidden = same
+        self.restore_button.hidden = same or not session.writable  # a reader restores nothing
 
     def _drop_diff(self) -> None:
         self.restore_button.hidden = True
@@ -198,6 +198,9 @@ class HistoryPanel:
         """Save the chosen version as a new revision and put it on screen as one undo step."""
         session, row, text = self.session, self.chosen, self._text
         if session is None or row is None:
+            return
+        if not session.writable:
+            self.message.textContent = "Not restored: your role here is reader."
             return
         saver = session.saver
         done: list[str] = []

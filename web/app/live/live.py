@@ -5,6 +5,12 @@ id, so the server replays what was missed or says `reset`); when it gives up (a 
 answer), a new one is opened after `retry_after`. While the stream is down a small status
 says so. Whenever what was missed cannot be known (a new stream, a `reset`), every open note
 is read again. The decisions (merge, conflict) are the autosaver's, in pure Python.
+
+The server also ends a member's stream when their role in the workspace changes or they are
+removed (SPEC §17). So whenever the stream ends without the page asking, the page reads
+`GET /api/workspaces` again (before its own reopening; the browser's reconnect, a few seconds
+later, meets the answer already applied): a new role flips the open notes in place, and a
+member no more leaves the workspace and says why (`access_model.decide`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pyodide.ffi import create_proxy
 from ambient.contract import INBOX
 from app.api_model import workspace_url
 from app.dom import guard, h, spawn
+from app.live.access_model import REMOVED, Decision, decide
 from app.live.live_model import (
     DELETED,
     KINDS,
@@ -53,6 +60,11 @@ class LiveClient:
         self._fresh = True  # a new EventSource: what happened before it is unknown
         self._last_id = ""
         self._proxies: list = []
+        # Access checks, one at a time: each asked for gets a read begun after it was asked.
+        self._checks = asyncio.Lock()
+        self._asked = self._answered = 0
+        self._access = True
+        self._interrupted = False  # the stream went down since it was last open
         self.status = h(
             "p",
             {
@@ -78,6 +90,7 @@ class LiveClient:
         self._generation += 1
         generation = self._generation
         self._fresh, self._last_id = True, ""
+        self._interrupted = False  # a new stream: `_reopen` checked access before it
         self.source = EventSource.new(f"{workspace_url(self.ws)}/events")
         handlers = {"open": self._on_open, "error": self._on_error}
         handlers |= {kind: self._on_event for kind in KINDS}
@@ -104,16 +117,24 @@ class LiveClient:
     def _on_open(self, event) -> None:
         self._attempt = 0
         self._show_state("open")
+        if self._interrupted:  # the role may have changed again while the stream was down
+            self._interrupted = False
+            spawn(self.check_access())
         if self._fresh or not self._last_id:
             self._fresh = False
             self._reread_all()  # changes made before this stream began are not replayed
 
     def _on_error(self, event) -> None:
         self._show_state("reconnecting")
+        self._interrupted = True
         if self.source is not None and self.source.readyState == CLOSED:
             spawn(self._reopen(self._generation))
+        else:
+            spawn(self.check_access())  # the server may have ended it: a role change?
 
     async def _reopen(self, generation: int) -> None:
+        if not await self.check_access():
+            return  # no longer a member: the page left the workspace
         await asyncio.sleep(retry_after(self._attempt))
         self._attempt += 1
         if generation == self._generation and self.ws:
@@ -122,6 +143,62 @@ class LiveClient:
             self.ws = ws
             self._open()
             self._show_state("reconnecting")
+
+    # -- access (SPEC §17) -------------------------------------------------------------------
+
+    async def check_access(self) -> bool:
+        """Read the workspaces again and apply what changed; False once the page left the
+        workspace. One check at a time; callers asking together share one read."""
+        self._asked += 1
+        ticket = self._asked
+        async with self._checks:
+            if self._answered < ticket:
+                self._answered = self._asked
+                self._access = await self._check_access()
+            return self._access
+
+    async def _check_access(self) -> bool:
+        ctx, ws = self.ctx, self.ws
+        if not ws:
+            return False
+        try:
+            listing = await ctx.api.workspaces()
+        except Exception:  # noqa: BLE001 - offline or signed out: the reconnect tells
+            return True
+        if ws != self.ws:
+            return False  # switched meanwhile: the new workspace has its own stream
+        decision = decide(ws, ctx.workspaces, listing)
+        if decision.kind != REMOVED:
+            ctx.set_workspaces(listing)  # a new role reaches the open notes at once
+            return True
+        self._leave(ws, decision, listing)
+        return False
+
+    def _leave(self, ws: str, decision: Decision, listing: list[dict]) -> None:
+        """Removed from `ws`: its notes go (there is nothing left to save them to), and the
+        page moves to another workspace (or none) and says why."""
+        ctx = self.ctx
+        self._close()
+        self.ws = None
+        for frame in self._frames_of(ws):
+            frame.forget_note(decision.words)
+        ctx.set_workspaces(listing)
+        if ctx.window_role != "main":
+            ctx.say(f"{decision.words} Close this window.")
+            return
+        ctx.store.boundary()  # the pointer never names a note of a workspace no longer ours
+        if ctx.frameset is not None:
+            ctx.frameset.close_kind(INBOX)
+        ctx.workspace_id = decision.next_ws
+        # The shell's switcher: the workspace goes from it, and it shows where the page is now.
+        select = document.getElementById("workspace-select")
+        if select:
+            for option in list(select.options):
+                if option.value == ws:
+                    option.remove()
+            select.value = decision.next_ws or ""
+        ctx.workspace_changed()
+        ctx.say(decision.words)
 
     def _show_state(self, state: str) -> None:
         self.status.dataset.state = state
@@ -148,6 +225,9 @@ class LiveClient:
                 frame.deleted_elsewhere()
 
     def _frames(self, path: str | None = None) -> list:
+        return self._frames_of(self.ws, path)
+
+    def _frames_of(self, ws: str | None, path: str | None = None) -> list:
         frameset = self.ctx.frameset
         found = []
         for frame in frameset.frames() if frameset else []:
@@ -155,7 +235,7 @@ class LiveClient:
             if (
                 frame.kind == INBOX
                 and session is not None
-                and session.ws == self.ws
+                and session.ws == ws
                 and (path is None or session.path == path)
             ):
                 found.append(frame)

@@ -10,7 +10,17 @@ from pyscript.js_modules import editor
 from app.api import revision_of
 from app.api_model import ApiError, OfflineError, describe
 from app.dom import guard, spawn
-from app.live.autosave_model import CONFLICT, ERROR, OFFLINE, SAVED, Autosaver, PutResult
+from app.live.access_model import can_edit as role_can_edit
+from app.live.access_model import role_in, unsaved_words
+from app.live.autosave_model import (
+    CONFLICT,
+    ERROR,
+    OFFLINE,
+    SAVED,
+    UNSAVABLE,
+    Autosaver,
+    PutResult,
+)
 from app.live.merge_model import changes_between
 from app.notes.tree_model import copy_path
 
@@ -34,6 +44,27 @@ class NoteSession:
             on_state=on_state,
             show=self._show,
         )
+        self.writable = True
+        if not self.may_edit():
+            self.set_writable(False)
+
+    # -- the role (SPEC §17) -------------------------------------------------------------
+
+    def may_edit(self) -> bool:
+        """Whether the user's role in this note's workspace lets them change it (a listing
+        that does not name the workspace says nothing: the server decides on each save)."""
+        role = role_in(self.ctx.workspaces, self.ws)
+        return role is None or role_can_edit(role)
+
+    def set_writable(self, writable: bool) -> None:
+        """Flip the editor in place (text, cursor, scroll and undo history stay) and the saver:
+        a reader's keystrokes cannot happen, and ones typed before the role changed are kept
+        on screen, unsaved, until the role allows saving them again."""
+        if writable == self.writable:
+            return
+        self.writable = writable
+        editor.setReadOnly(self.view, not writable)
+        self.saver.set_writable(writable, unsaved_words(self.path))
 
     # -- the live text, read only when needed -------------------------------------------
 
@@ -118,7 +149,9 @@ class NoteSession:
     def close(self) -> None:
         """Destroy the editor; unsaved text keeps saving in the background until it lands."""
         saver, ctx, path = self.saver, self.ctx, self.path
-        if saver.dirty:
+        if saver.state == UNSAVABLE:
+            saver.cancel()  # a reader's text cannot be saved: the frame warned before closing
+        elif saver.dirty:
             seen, text = self.read()
             waiting = ""
             if saver.state == OFFLINE:

@@ -92,7 +92,21 @@ class NoteList:
         self._unsubscribe = [
             ctx.on_workspace_change(lambda ws: spawn(self.load())),
             ctx.on_documents_change(lambda: spawn(self.load())),
+            ctx.on_role_change(lambda role: self._draw_role()),
         ]
+        self._draw_role()
+
+    def _draw_role(self) -> None:
+        """A reader (SPEC §17) gets no New note, rename or delete; the list is drawn again
+        when the role changes while the page is open."""
+        writable = self.ctx.can_edit or not self.ctx.workspace_id
+        self.new_button.hidden = not writable
+        if not writable and not self.new_form.hidden:
+            self._toggle_new(None, False)
+        if self.ctx.workspace_id and self.tree.firstChild:
+            self.tree.replaceChildren(self._folder(self.root, top=True))
+            self._rove()
+            self.mark(self.current)
 
     def _say(self, text: str) -> None:
         self.status.textContent = text
@@ -123,8 +137,10 @@ class NoteList:
         paths = {d["path"] for d in docs}
         changed = paths != self.ctx.known_paths
         self.ctx.known_paths = paths
-        self.status.textContent = "" if docs else "No notes yet. Create one with New note."
+        empty = "No notes yet. Create one with New note." if self.ctx.can_edit else "No notes yet."
+        self.status.textContent = "" if docs else empty
         self.root = build_tree(sorted(paths))
+        self.new_button.hidden = not self.ctx.can_edit
         self.tree.replaceChildren(self._folder(self.root, top=True))
         self._rove()
         if changed:  # a Preview drawn before the list arrived re-resolves its links now
@@ -181,6 +197,7 @@ class NoteList:
 
     def _row(self, path: str, name: str, level: int | None = None):
         level = level or path.count("/") + 1
+        writable = self.ctx.can_edit
         # The row's buttons are out of the Tab order: the context-menu key (or Shift+F10)
         # reaches them, and F2 / Delete / Shift+Enter do the same from the row itself.
         return h(
@@ -198,7 +215,9 @@ class NoteList:
                     "data-action": "open",
                     "data-path": path,
                     "title": f"Open {path}",
-                    "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10",
+                    "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10"
+                    if writable
+                    else "Enter Shift+Enter Shift+F10",
                     "aria-current": "page" if path == self.current else None,
                 },
                 name,
@@ -220,7 +239,9 @@ class NoteList:
                     },
                     "⊞",
                 ),
-                h(
+                None
+                if not writable
+                else h(
                     "button",
                     {
                         "type": "button",
@@ -234,7 +255,9 @@ class NoteList:
                     },
                     "✎",
                 ),
-                h(
+                None
+                if not writable
+                else h(
                     "button",
                     {
                         "type": "button",
@@ -394,6 +417,9 @@ class NoteList:
         return closed
 
     def _ask(self, row, path: str, *, rename: bool) -> None:
+        if not self.ctx.can_edit:
+            self._say("Your role here is reader: notes cannot be renamed or deleted.")
+            return
         field_id = "rename-" + str(abs(hash(path)))
         cancel = h(
             "button",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ambient.markdown import OutlineNode, outline, todos
 from app.dom import h
+from app.live.access_model import READONLY_WORDS
 
 
 def draw_preview(host, text: str, note_path: str = "", paths=()) -> None:
@@ -64,8 +65,9 @@ def draw_backlinks(host, paths: list[str] | None, problem: str = "") -> None:
     aside.replaceChildren(heading, h("ul", {}, *items))
 
 
-def draw_todo(host, text: str, frame_id: str) -> None:
-    """One real checkbox per `- [ ]` item; `data-line` is the 1-based line it toggles."""
+def draw_todo(host, text: str, frame_id: str, *, readonly: bool = False) -> None:
+    """One real checkbox per `- [ ]` item; `data-line` is the 1-based line it toggles
+    (disabled for a reader)."""
     items = todos(text)
     if not items:
         host.replaceChildren(
@@ -90,6 +92,7 @@ def draw_todo(host, text: str, frame_id: str) -> None:
                 "data-testid": "todo-checkbox",
                 "data-line": item.line,
                 "checked": item.done,
+                "disabled": readonly,
             },
         )
         rows.append(
@@ -139,3 +142,28 @@ def _branch(node: OutlineNode):
             h("li", {}, h("span", {"class": f"node node-{kind}", "text": label}), _branch(child))
         )
     return h("ul", {}, *items)
+
+
+def readonly_badge():
+    """The badge a reader's note shows (SPEC §17: `note-readonly`), hidden for an editor."""
+    return h(
+        "p",
+        {
+            "class": "note-readonly",
+            "data-testid": "note-readonly",
+            "role": "note",
+            "hidden": True,
+            "text": READONLY_WORDS,
+        },
+    )
+
+
+async def copy_text(text: str) -> bool:
+    """Put `text` on the clipboard; False when the browser refuses (copy by hand then)."""
+    from js import navigator
+
+    try:
+        await navigator.clipboard.writeText(text)
+    except Exception:  # noqa: BLE001 - no clipboard access: the text is still in the editor
+        return False
+    return True
