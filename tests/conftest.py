@@ -25,6 +25,7 @@ import gzip
 import hashlib
 import itertools
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -275,3 +276,15 @@ def db_session(app: FastAPI) -> Iterator[Session]:
     """A SQLAlchemy Session on `app`'s database."""
     with open_db(app) as db:
         yield db
+
+
+@pytest.fixture
+def audit() -> Iterator[list[logging.LogRecord]]:
+    """The audit records written during the test (logger "ambient.audit")."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("ambient.audit")
+    logger.addHandler(handler)
+    yield records
+    logger.removeHandler(handler)

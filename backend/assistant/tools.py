@@ -215,13 +215,7 @@ def propose_edit(ctx: ToolContext, edits: list[dict], path: str | None = None) -
         return {"ok": False, "reason": reason, "edit": exc.index, "text": exc.message}
     if isinstance(made, dict):
         return made
-    proposal, doc_path, revision, diff, stale = (
-        made.proposal,
-        made.path,
-        made.base_revision,
-        made.diff,
-        made.stale,
-    )
+    proposal, doc_path, revision, diff, stale = made.as_tuple()
     caveat = CAVEAT if stale else None
     body = (
         f"Proposed an edit of {doc_path} (proposal {proposal.id}, on revision {revision}). "

@@ -86,13 +86,7 @@ def propose_edit(
         return _edit_failure(exc)
     if isinstance(made, dict):
         return made
-    proposal, doc_path, revision, diff, stale = (
-        made.proposal,
-        made.path,
-        made.base_revision,
-        made.diff,
-        made.stale,
-    )
+    proposal, doc_path, revision, diff, stale = made.as_tuple()
     body = (
         f"Proposed an edit of {doc_path} in workspace {workspace_id} (proposal {proposal.id}). "
         "It is pending: nothing changes until the user applies it in the notes page. "

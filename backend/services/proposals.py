@@ -68,6 +68,10 @@ class Proposed:
     diff: str
     stale: bool  # only the active note's pointer can make it stale (SPEC §3, §8)
 
+    def as_tuple(self) -> tuple[EditProposal, str, int, str, bool]:
+        """(proposal, path, base revision, diff, stale): what each channel words."""
+        return self.proposal, self.path, self.base_revision, self.diff, self.stale
+
 
 def propose(
     db: Session,

@@ -3,33 +3,16 @@ databases; audit lines; the throttle counts wrong current passwords."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 from conftest import PASSWORDS, open_db, sign_in
 from fastapi.testclient import TestClient
 from live_helpers import Live
+from people_helpers import audited
 from sqlalchemy import func, select
 
 from backend.models import KeySession, UserSession
 
 NEW = "a-brand-new-password"
-
-
-@pytest.fixture
-def audit():
-    """The audit records written during the test (logger "ambient.audit")."""
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger = logging.getLogger("ambient.audit")
-    logger.addHandler(handler)
-    yield records
-    logger.removeHandler(handler)
-
-
-def actions(records) -> list[dict]:
-    return [r.fields for r in records]
 
 
 def count(app, model, **where) -> int:
@@ -61,7 +44,7 @@ def test_password_change_ends_every_other_sign_in_and_keeps_this_one(app, audit)
     assert (
         fresh.post("/api/session", json={"username": "alice", "password": NEW}).status_code == 200
     )
-    [line] = [f for f in actions(audit) if f["action"] == "password changed"]
+    [line] = [f for f in audited(audit) if f["action"] == "password changed"]
     assert line["actor"] == line["target"] == "alice" and line["sign_ins_ended"] == 1
     rendered = " ".join(str(r.fields) + r.getMessage() for r in audit)
     assert NEW not in rendered and PASSWORDS["alice"] not in rendered
@@ -139,7 +122,7 @@ def test_ending_one_sign_in_by_its_id(app, audit):
     assert [s["userAgent"] for s in laptop.get("/api/account/sessions").json()["sessions"]] == [
         "laptop"
     ]
-    assert "sign-in ended" in [f["action"] for f in actions(audit)]
+    assert "sign-in ended" in [f["action"] for f in audited(audit)]
 
 
 def test_ending_every_other_sign_in(app, audit):
@@ -152,7 +135,7 @@ def test_ending_every_other_sign_in(app, audit):
     assert bob.get("/api/session").status_code == 200
     alice_id = app.state.test_user_ids["alice"]
     assert count(app, KeySession, user_id=alice_id) == 1  # the one under the kept sign-in
-    [line] = [f for f in actions(audit) if f["action"] == "other sign-ins ended"]
+    [line] = [f for f in audited(audit) if f["action"] == "other sign-ins ended"]
     assert line["count"] == 2 and line["actor"] == "alice"
     assert clients[0].get("/api/account/sessions").json()["sessions"][0]["current"] is True
 

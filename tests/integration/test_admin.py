@@ -3,30 +3,14 @@ on both databases; a disabled user's sign-ins, key sessions, streams and tokens 
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 from conftest import PASSWORDS, open_db, seed_world, sign_in
 from fastapi.testclient import TestClient
 from live_helpers import Live
+from people_helpers import audited
 from sqlalchemy import func, select
 
 from backend.models import KeySession, User, UserSession
-
-
-@pytest.fixture
-def audit():
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger = logging.getLogger("ambient.audit")
-    logger.addHandler(handler)
-    yield records
-    logger.removeHandler(handler)
-
-
-def audited(records) -> list[dict]:
-    return [r.fields for r in records]
 
 
 def rows(app, model, user_id) -> int:

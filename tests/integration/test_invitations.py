@@ -6,12 +6,12 @@ import hashlib
 import io
 import json
 import logging
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import open_db, sign_in
 from fastapi.testclient import TestClient
+from people_helpers import at_once
 from sqlalchemy import func, select, update
 
 from backend.api.deps import SESSION_COOKIE
@@ -23,23 +23,6 @@ NOT_VALID = (
     "This invitation link is not valid: it may have expired, been used up or been revoked. "
     "Ask for a new one."
 )
-
-
-def at_once(*calls):
-    """Run the calls in threads released together; their results, in order."""
-    results: list = [None] * len(calls)
-    barrier = threading.Barrier(len(calls))
-
-    def run(index: int) -> None:
-        barrier.wait(timeout=30)
-        results[index] = calls[index]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def invite(client: TestClient, ws: str = "team", **body) -> tuple[dict, str]:

@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from conftest import open_db, seed_world, sign_in
 from fastapi.testclient import TestClient
 from live_helpers import END, Live, Stream
+from people_helpers import at_once
 from sqlalchemy import func, select
 
 from backend.models import KeySession, Membership, User
 from backend.services import users, workspaces
 
 LAST_OWNER = "A workspace needs at least one owner"
-
-
-def at_once(*calls):
-    """Run the calls in threads released together; their results, in order."""
-    results: list = [None] * len(calls)
-    barrier = threading.Barrier(len(calls))
-
-    def run(index: int) -> None:
-        barrier.wait(timeout=30)
-        results[index] = calls[index]()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
 
 
 def members(client: TestClient, ws: str = "team") -> list[dict]:

@@ -6,8 +6,6 @@ In these tests bob is a reader of `team` (alice owns it); both databases.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from assistant_helpers import (
     header_for,
@@ -22,7 +20,7 @@ from conftest import open_db, sign_in
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
-from test_mcp import Live
+from test_mcp import live  # noqa: F401 (the MCP tests' real-server fixture)
 
 from backend.models import Membership, User
 from backend.services import workspaces
@@ -153,16 +151,7 @@ def test_the_inline_command_is_an_editors(team):
 # --- MCP -------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def live(app: FastAPI) -> Iterator[Live]:
-    server = Live(app).start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def test_a_readers_write_token_reads_but_every_write_tool_is_a_read_only_failure(live):
+def test_a_readers_write_token_reads_but_every_write_tool_is_a_read_only_failure(live):  # noqa: F811
     live.note("alice", "team", "plan.md", PLAN)
     r = live.user("bob").post(
         "/api/tokens", json={"name": "Claude Code", "expiresInDays": 7, "scope": "write"}
