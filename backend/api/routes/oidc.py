@@ -16,7 +16,7 @@ from fastapi.responses import RedirectResponse
 from pydantic import BaseModel, Field
 
 from backend.api.deps import SESSION_COOKIE, SessionDep, SettingsDep
-from backend.api.routes.session import cookie_is_secure
+from backend.api.routes.session import cookie_is_secure, set_session_cookie
 from backend.config import Settings
 from backend.db import utcnow
 from backend.services import oidc as oidc_service
@@ -179,15 +179,7 @@ async def callback(request: Request, db: SessionDep, settings: SettingsDep) -> R
     token = await anyio.to_thread.run_sync(open_session)
     response = RedirectResponse("/", status_code=302)
     _clear_state(response, request, settings)
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=int(ttl.total_seconds()),
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=cookie_is_secure(request, settings),
-    )
+    set_session_cookie(response, request, settings, token)  # as a password sign-in
     request.state.user_id = user_id
     log.info("oidc sign-in", extra={"fields": {"user_id": user_id, "created": created}})
     return response
