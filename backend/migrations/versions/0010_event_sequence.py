@@ -43,8 +43,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("note_events") as batch:
-        batch.drop_index("ix_note_events_workspace_seq")
-        batch.drop_column("seq")
-    with op.batch_alter_table("workspaces") as batch:
-        batch.drop_column("event_seq")
+    # Plain DROP COLUMN (SQLite 3.35+ and PostgreSQL): a batch copy of `workspaces` would drop
+    # a table every other table refers to, which SQLite refuses as locked.
+    op.drop_index("ix_note_events_workspace_seq", table_name="note_events")
+    op.execute("ALTER TABLE note_events DROP COLUMN seq")
+    op.execute("ALTER TABLE workspaces DROP COLUMN event_seq")
