@@ -113,6 +113,7 @@ def test_first_run_setup_then_a_first_workspace_and_the_users_dialog(
     assert workspace_ids(page) == ["home-base"]
     # The users dialog: add an account, make it an administrator, disable and enable it.
     page.get_by_test_id("users-open").click()
+    expect(page.get_by_test_id("user-list")).to_be_visible()
     expect(page.locator("[data-testid=user-row][data-username=root]")).to_be_visible()
     page.get_by_test_id("user-new-username").fill("dana")
     page.get_by_test_id("user-new-password").fill("short")
@@ -151,7 +152,8 @@ def test_an_invitation_is_accepted_by_a_new_user_in_another_browser(
     link = create_invitation(page, "editor")
     page.get_by_test_id("invite-copy").click()
     expect(page.get_by_test_id("members-dialog-status")).to_contain_text(re.compile("[Cc]op"))
-    expect(page.get_by_test_id("invite-row")).not_to_have_count(0)
+    expect(page.get_by_test_id("invite-list").get_by_test_id("invite-row")).not_to_have_count(0)
+    expect(page.get_by_test_id("member-list").get_by_test_id("member-row")).not_to_have_count(0)
     newcomer = unique("new")
     other = new_context(browser)
     try:
@@ -257,7 +259,7 @@ def test_a_password_change_signs_the_other_browser_out(
     try:
         others = [sign_in_as(c.new_page(), server, username) for c in contexts]
         mine.get_by_test_id("account-open").click()
-        sessions = mine.get_by_test_id("session-row")
+        sessions = mine.get_by_test_id("session-list").get_by_test_id("session-row")
         expect(sessions).to_have_count(3)
         expect(mine.locator("[data-testid=session-row][data-current=true]")).to_have_count(1)
         # End one other sign-in from the list: that browser is signed out.
