@@ -31,12 +31,19 @@ LARGE = (
 def _visit(browser_context, server: Server) -> tuple[list[dict], dict[str, dict]]:
     page = browser_context.new_page()
     responses: dict[str, Response] = {}
-    page.on("response", lambda r: responses.setdefault(urlsplit(r.url).path, r))
+
+    def seen(response: Response) -> None:
+        responses.setdefault(urlsplit(response.url).path, response)
+
+    page.on("response", seen)
     page.goto(server.url + "/")
     wait_ready(page)
     expect(page.get_by_test_id("login-username")).to_be_visible()
     entries = page.evaluate(ENTRIES)
-    headers = {path: response.all_headers() for path, response in responses.items()}
+    # Reading headers lets Playwright deliver more events (the page keeps asking the server
+    # after it is ready), so stop listening and read a fixed copy of what was seen.
+    page.remove_listener("response", seen)
+    headers = {path: response.all_headers() for path, response in list(responses.items())}
     page.close()
     return entries, headers
 

@@ -228,9 +228,20 @@ def test_switching_sharing_off_hides_the_note_at_once(alice: Page, mcp_server: S
         "request",
         lambda r: puts.append(r.url) if "/api/active-note" in r.url and r.method == "PUT" else None,
     )
-    open_note(alice, "todo.md", new_frame=True)
-    alice.keyboard.type("still private", delay=10)
-    alice.wait_for_timeout(1500)  # longer than the typing pause: nothing may be published
+    frame = open_note(alice, "todo.md", new_frame=True)
+    frame.locator(".cm-content").click()
+    # The autosave waits longer after the last keystroke than the publisher's typing pause,
+    # so once the typed text is saved a publish would already have been asked for.
+    with alice.expect_response(
+        lambda r: (
+            "/documents/" in r.url
+            and r.request.method == "PUT"
+            and "still private" in (r.request.post_data or "")
+        ),
+        timeout=POLL_SECONDS * 1000,
+    ) as saved:
+        alice.keyboard.type("still private", delay=10)
+    assert saved.value.ok
     assert puts == [] and publications(mcp_server) == []
 
 

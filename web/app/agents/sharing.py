@@ -202,6 +202,7 @@ class SharingPanel:
         self.listeners.on(self.created, "click", self._on_copy)
         self.listeners.on(self.dialog, "close", lambda event: self._hide_created())
         self._token_text = ""
+        self._switch_moves = 0
 
     def say(self, text: str) -> None:
         self.status.textContent = text
@@ -221,13 +222,17 @@ class SharingPanel:
         return was_open
 
     async def _load(self) -> None:
+        # A switch moved while this read was on its way wins over what the read says: the read
+        # may have been answered before the change was saved.
+        moves = self._switch_moves
         try:
             sharing = (await self.ctx.api.ok("GET", SHARING_URL)).json()
             tokens = (await self.ctx.api.ok("GET", TOKENS_URL)).json()
         except Exception as exc:  # noqa: BLE001 - said in the panel
             self.say(f"Could not load your settings: {describe(exc)}")
             return
-        self._show_switch(bool(sharing.get("enabled")))
+        if moves == self._switch_moves:
+            self._show_switch(bool(sharing.get("enabled")))
         self._draw_workspaces()
         self._draw_tokens(tokens)
 
@@ -267,6 +272,7 @@ class SharingPanel:
         self.switch.setAttribute("aria-checked", "true" if enabled else "false")
 
     async def _on_switch(self, event) -> None:
+        self._switch_moves += 1
         wanted = bool(self.switch.checked)
         self.switch.disabled = True
         try:
