@@ -210,27 +210,39 @@ class ProposalCard:
         return None
 
     async def _apply_in_editor(self, frame, edits) -> None:
-        view = frame.session.view
-        # Read, plan and dispatch with no await in between: no keystroke can slip in.
-        text = str(editor.text(view))
-        try:
-            changes = cm_changes(text, edits)
-        except EditError as exc:
-            self.note.textContent = changed_message(exc)
-            return
-        if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text)), self.id):
-            self.note.textContent = "The note changed while applying; nothing was changed."
-            return
-        self._watch_undo()
-        try:
+        view, problems = frame.session.view, []
+
+        def apply() -> bool:
+            # Read, plan and dispatch with no await in between: no keystroke can slip in.
+            text = str(editor.text(view))
+            try:
+                changes = cm_changes(text, edits)
+            except EditError as exc:
+                problems.append(changed_message(exc))
+                return False
+            if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text)), self.id):
+                problems.append("The note changed while applying; nothing was changed.")
+                return False
+            return True
+
+        async def record() -> None:
             await self.ctx.api.ok("POST", f"{self.url}/applied-in-editor", data={})
+
+        # Keystrokes not saved yet are saved first as the user's own; the save of the applied
+        # text then names this proposal, so that revision alone is the assistant's (§15).
+        try:
+            if not await frame.session.saver.carry(self.id, apply, record):
+                self.note.textContent = problems[0] if problems else "Nothing was changed."
+                return
         except Exception as exc:  # noqa: BLE001 - the note has the edit; the record failed
+            self._watch_undo()
             self.show(
                 APPLIED,
                 "Applied in the editor (Ctrl+Z undoes it), but the server "
                 f"could not record it: {describe(exc)}",
             )
             return
+        self._watch_undo()
         self.show(APPLIED, "Applied in the editor; Ctrl+Z undoes it.")
 
     def _watch_undo(self) -> None:
