@@ -17,7 +17,7 @@ from app.agents.agent_setup_model import reach as reach_words
 from app.agents.publish_model import SHARING_URL
 from app.agents.publisher import start_publisher
 from app.api_model import describe
-from app.dom import h
+from app.dom import column_heads, h
 
 TOKENS_URL = "/api/tokens"
 EXPIRY_DAYS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "1 year"))
@@ -143,7 +143,7 @@ class SharingPanel:
                 "data-testid": "sharing-panel",
             },
             h(
-                "header",
+                "div",
                 {"class": "sharing-head"},
                 h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"),
                 self.close_button,
@@ -175,18 +175,15 @@ class SharingPanel:
                     h(
                         "tr",
                         {},
-                        *[
-                            h("th", {"scope": "col"}, label)
-                            for label in (
-                                "Name",
-                                "Allows",
-                                "Reaches",
-                                "Created",
-                                "Expires",
-                                "Last used",
-                                "",
-                            )
-                        ],
+                        *column_heads(
+                            "Name",
+                            "Allows",
+                            "Reaches",
+                            "Created",
+                            "Expires",
+                            "Last used",
+                            actions="Actions",
+                        ),
                     ),
                 ),
                 self.table,
