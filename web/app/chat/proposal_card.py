@@ -17,7 +17,6 @@ from js import document
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
-from ambient.contract import INBOX
 from ambient.edits import EditError, changed_message, cm_changes
 from ambient.markdown import to_cm
 from app.api_model import ApiError, describe
@@ -199,15 +198,8 @@ class ProposalCard:
         frameset = self.ctx.frameset
         if frameset is None or self.workspace_id not in (None, self.ctx.workspace_id):
             return None
-        order = frameset.frames()
-        active = frameset.last_activated(INBOX)
-        if active in order:
-            order = [active, *[frame for frame in order if frame is not active]]
-        for frame in order:
-            session = getattr(frame, "session", None)
-            if frame.kind == INBOX and session is not None and session.path == self.path:
-                return frame
-        return None
+        frame = frameset.showing(self.path)
+        return frame if getattr(frame, "session", None) is not None else None
 
     async def _apply_in_editor(self, frame, edits) -> None:
         view, problems = frame.session.view, []
