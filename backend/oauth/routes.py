@@ -34,6 +34,7 @@ from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthMetadata, ProtectedResourceMetadata
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -133,10 +134,16 @@ async def authorize(request: Request) -> Response:
 
 async def token(request: Request) -> Response:
     provider = _provider(request)
-    return await TokenHandler(provider, ClientAuthenticator(provider)).handle(request)
+    answer: Response = await TokenHandler(provider, ClientAuthenticator(provider)).handle(request)
+    return answer
 
 
 async def revoke(request: Request) -> Response:
+    # The SDK's RevocationRequest requires a client_secret field even from a public client,
+    # which RFC 7009 does not ask for: an absent one is read as empty (no secret is kept).
+    form = await request.form()
+    if "client_secret" not in form:
+        request._form = FormData([*form.multi_items(), ("client_secret", "")])
     provider = _provider(request)
     return await RevocationHandler(provider, ClientAuthenticator(provider)).handle(request)
 

@@ -125,9 +125,17 @@ class Flow:
         )
 
 
-def mcp(client: Any, token: str | None, method: str = "tools/list", **params: Any) -> Any:
+def mcp(
+    client: Any,
+    token: str | None,
+    method: str = "tools/list",
+    host: str | None = None,
+    **params: Any,
+) -> Any:
     """One JSON-RPC request to /mcp (stateless: no initialize needed for each request)."""
     headers = dict(MCP_HEADERS)
+    if host is not None:
+        headers["Host"] = host
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
