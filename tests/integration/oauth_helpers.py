@@ -47,6 +47,7 @@ class Flow:
 
     client: Any  # a signed-out TestClient: the OAuth client's side
     user: Any  # a signed-in TestClient: the person's browser
+    base: str = BASE  # the server's origin (a real server's for httpx clients)
     client_id: str = ""
     verifier: str = ""
     challenge: str = ""
@@ -69,7 +70,7 @@ class Flow:
             "code_challenge": self.challenge,
             "code_challenge_method": "S256",
             "state": self.state,
-            "resource": RESOURCE,
+            "resource": self.base + "/mcp",
         }
         params.update(overrides)
         sent = {k: v for k, v in params.items() if v is not None}
@@ -93,7 +94,7 @@ class Flow:
         r = self.consent(**choice)
         assert r.status_code == 303, r.text
         answer = query_of(r.headers["location"])
-        assert answer["state"] == self.state and answer["iss"] == BASE
+        assert answer["state"] == self.state and answer["iss"] == self.base
         return answer["code"]
 
     def exchange(self, code: str, **overrides: str) -> Any:
@@ -103,7 +104,7 @@ class Flow:
             "redirect_uri": REDIRECT,
             "client_id": self.client_id,
             "code_verifier": self.verifier,
-            "resource": RESOURCE,
+            "resource": self.base + "/mcp",
         }
         data.update(overrides)
         return self.client.post("/oauth/token", data=data)
@@ -120,7 +121,7 @@ class Flow:
                 "grant_type": "refresh_token",
                 "refresh_token": refresh_token,
                 "client_id": self.client_id,
-                "resource": RESOURCE,
+                "resource": self.base + "/mcp",
             },
         )
 
