@@ -227,7 +227,7 @@ button.primary {{ background: #1f6feb; border-color: #1f6feb; color: #fff; }}
         headers={
             "Content-Security-Policy": _csp(redirect_uri),
             "Cache-Control": "no-store",
-            "Referrer-Policy": "no-referrer",
+            "Referrer-Policy": "same-origin",  # no-referrer would make the POST's Origin "null"
         },
     )
 
