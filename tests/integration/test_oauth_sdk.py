@@ -9,10 +9,15 @@ Runs on SQLite and on PostgreSQL (`app` is parametrized over both).
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,6 +44,8 @@ from support.servers import InThreadServer
 from tests.mcp_client import SDK_TIMEOUT
 
 REDIRECT = "http://127.0.0.1:33419/callback"
+ROOT = Path(__file__).resolve().parents[2]
+TS_SCRIPT = Path(__file__).with_name("mcp_ts_oauth.mjs")
 
 
 class Memory:
@@ -214,3 +221,38 @@ def test_the_sdk_client_connects_refreshes_and_is_stopped_by_a_revocation(app, s
         agent.run(("__list__", {}))
     assert agent.statuses[0] == 401
     assert urlsplit(served).hostname == "127.0.0.1"
+
+
+def test_the_typescript_sdk_client_connects_with_oauth(app, served):
+    """The official TypeScript SDK's OAuth client (npm), run by Node, through the same flow."""
+    node = shutil.which("node")
+    assert node, "Node.js is needed for the TypeScript SDK interoperability test"
+    sdk = ROOT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+    assert sdk.exists(), "run `npm ci` first: @modelcontextprotocol/sdk is a devDependency"
+    with httpx2.Client(base_url=served, timeout=SDK_TIMEOUT) as page:
+        r = page.post("/api/session", json={"username": "bob", "password": PASSWORDS["bob"]})
+        assert r.status_code == 200, r.text
+        cookie = "; ".join(f"{k}={v}" for k, v in page.cookies.items())
+        done = subprocess.run(
+            [node, str(TS_SCRIPT), served, "read", "team"],
+            env={**os.environ, "ANA_COOKIE": cookie},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout)
+        assert got["firstRefused"] is True and got["consentShowsClient"] is True
+        assert got["tokenScope"] == "read" and got["hasRefresh"] is True
+        assert set(got["tools"]) == {
+            "get_active_note",
+            "list_documents",
+            "read_document",
+            "search_notes",
+        }
+        assert got["listed"]["ok"] is True
+        assert got["elsewhere"]["ok"] is False  # bob's grant reaches team only
+        (grant,) = page.get("/api/tokens").json()
+        assert (grant["kind"], grant["name"]) == ("oauth", "TypeScript OAuth agent")
