@@ -418,3 +418,21 @@ def test_clients_unused_for_thirty_days_are_removed(flow, app_factory, monkeypat
     assert flow.user.get("/api/tokens").json() == []
     r = flow.authorize()
     assert r.status_code == 400 and urlsplit(r.headers.get("location", "")).path == ""
+
+
+def test_no_secret_reaches_a_log_line(flow, agent):
+    from reliability_helpers import all_logs, server_lines
+
+    with all_logs(force=True) as logs:
+        code = flow.code(scope="write")
+        tokens = flow.exchange(code).json()
+        assert mcp(agent, tokens["access_token"]).status_code == 200
+        fresh = flow.refresh(tokens["refresh_token"]).json()
+        flow.refresh(tokens["refresh_token"])  # a reuse: logged as such, without the token
+    text = "\n".join(server_lines(logs.getvalue()))
+    assert "refresh token reused" in text
+    secrets = (code, tokens["access_token"], tokens["refresh_token"], fresh["refresh_token"])
+    for secret in secrets:
+        assert secret not in text
+        assert secret[8:20] not in text
+    assert flow.verifier not in text
