@@ -54,6 +54,7 @@ from backend.limits.throttle import Throttle
 from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
+from backend.oauth import urls as oauth_urls
 from backend.oauth.routes import mount_oauth
 from backend.oauth.store import purge_idle_clients
 from backend.outside_agents.server import mount_mcp
@@ -263,6 +264,7 @@ class SameOriginMiddleware:
         refused = (
             scope["type"] == "http"
             and scope["method"] not in SAFE_METHODS
+            and scope["path"] not in oauth_urls.COOKIELESS  # no cookie read: no CSRF there
             and not _same_origin(scope, self.settings)
         )
         if refused:

@@ -26,3 +26,9 @@ def origin_of(scope: Scope) -> str:
 def resource_metadata_url(origin: str) -> str:
     """RFC 9728 §3.1: the well-known path with the resource's path appended."""
     return origin + PROTECTED_RESOURCE + MCP_PATH
+
+
+# Endpoints that read no cookie (the client proves itself with PKCE or a token): a web page on
+# another origin may call them (CORS, as the SDK's routes allow), so the app's same-origin
+# guard, which protects cookie-authenticated writes, lets them through.
+COOKIELESS = frozenset({TOKEN, REGISTER, REVOKE})

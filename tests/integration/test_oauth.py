@@ -436,3 +436,39 @@ def test_no_secret_reaches_a_log_line(flow, agent):
         assert secret not in text
         assert secret[8:20] not in text
     assert flow.verifier not in text
+
+
+def test_a_web_page_elsewhere_may_register_and_get_tokens_but_not_consent(flow, agent):
+    """Browser-based clients (an MCP inspector page) call the cookieless endpoints across
+    origins (CORS); the consent, which rides on the session cookie, stays same-origin only."""
+    page = {"Origin": "http://localhost:6274"}
+    r = agent.post(
+        "/oauth/register",
+        json={"client_name": "Inspector", "redirect_uris": ["http://localhost:6274/cb"]},
+        headers=page,
+    )
+    assert r.status_code == 201, r.text
+    assert r.headers["access-control-allow-origin"] == "*"
+    code = flow.code()
+    r = agent.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "client_id": flow.client_id,
+            "code_verifier": flow.verifier,
+            "resource": RESOURCE,
+        },
+        headers=page,
+    )
+    assert r.status_code == 200, r.text
+    preflight = agent.options(
+        "/oauth/token",
+        headers=page | {"Access-Control-Request-Method": "POST"},
+    )
+    assert preflight.status_code == 200
+    location = flow.authorize().headers["location"]
+    form = dict(query_of(location), decision="allow", chosen_scope="read")
+    r = flow.user.post("/oauth/consent", data=form, headers=page, follow_redirects=False)
+    assert r.status_code == 403
