@@ -374,8 +374,12 @@ class SharingPanel:
             rows.append(
                 h(
                     "tr",
-                    {"data-testid": "token-row", "data-token-id": token["id"]},
-                    h("td", {"text": token["name"]}),
+                    {
+                        "data-testid": "token-row",
+                        "data-token-id": token["id"],
+                        "data-token-kind": token.get("kind", "personal"),
+                    },
+                    h("td", {"text": _name(token)}),
                     h(
                         "td",
                         {
@@ -386,7 +390,7 @@ class SharingPanel:
                     ),
                     h("td", {"data-testid": "token-reach", "text": reach_words(token)}),
                     h("td", {"text": _day(token["createdAt"])}),
-                    h("td", {"text": _day(token["expiresAt"])}),
+                    h("td", {"text": _day(token["expiresAt"]) or "when revoked"}),
                     h(
                         "td",
                         {
@@ -414,6 +418,13 @@ class SharingPanel:
             return
         self.say("Token revoked: agents using it are refused from now on.")
         await self._load()
+
+
+def _name(token: dict) -> str:
+    """A personal token's name, or an OAuth grant's application (SPEC §19)."""
+    if token.get("kind") == "oauth":
+        return f"{token['name']} (connected app)"
+    return token["name"]
 
 
 def _day(value: str | None) -> str:
