@@ -114,3 +114,13 @@ def test_paste_an_image_then_undo_and_preview(alice: Page, server):
     expect(remote).to_have_attribute("data-host", "images.example.org")
     assert frame.locator('img[src*="example.org"]').count() == 0
     assert sent_away == []
+
+    # The Files frame lists the attachments too, each opening its file.
+    alice.locator('[data-testid=open-frame][data-kind="files"]').click()
+    row = alice.locator(
+        '[data-testid=attachment-file][data-path="attach-e2e/attachments/red dot.png"]'
+    )
+    expect(row).to_be_visible()
+    assert row.get_attribute("href") == (
+        "/api/workspaces/personal/attachments/attach-e2e/attachments/red%20dot.png"
+    )

@@ -42,13 +42,19 @@ async def listed(ws: str) -> set[str]:
 
 
 async def _list(ws: str) -> set[str]:
+    return {item["path"] for item in await listing(ws)}
+
+
+async def listing(ws: str) -> list[dict]:
+    """The workspace's attachments as the API lists them (path, bytes, sha256,
+    contentType), by path; also remembered for Preview."""
     url = attachment_url(ws, "").rstrip("/")
     reply = await Api().call("GET", url)
     if reply.status != 200:
         raise ApiError.from_response(reply.status, reply.text)
-    paths = {a["path"] for a in (reply.json() or {}).get("attachments", [])}
-    _known[ws] = paths
-    return paths
+    items = list((reply.json() or {}).get("attachments", []))
+    _known[ws] = {item["path"] for item in items}
+    return items
 
 
 def watch(session) -> list:
