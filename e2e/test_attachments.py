@@ -124,3 +124,32 @@ def test_paste_an_image_then_undo_and_preview(alice: Page, server):
     assert row.get_attribute("href") == (
         "/api/workspaces/personal/attachments/attach-e2e/attachments/red%20dot.png"
     )
+
+
+DROP = """async ([selector, name]) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = 2;
+  canvas.height = 2;
+  const blob = await new Promise((done) => canvas.toBlob(done, "image/png"));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([blob], name, { type: "image/png" }));
+  const line = document.querySelector(selector + " .cm-line");
+  const box = line.getBoundingClientRect();
+  const at = { clientX: box.left + 1, clientY: box.top + box.height / 2 };
+  line.dispatchEvent(
+    new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true, ...at })
+  );
+}"""
+
+
+def test_a_dropped_image_goes_where_it_was_dropped(alice: Page, server):
+    path = "dropped.md"
+    put_note(alice, server.url, "personal", path, "first line\nsecond line\n")
+    reload_list(alice)
+    frame = open_note(alice, path)
+    selector = f'[data-testid="frame"][data-path="{path}"]'
+    alice.evaluate(DROP, [selector, "drop me.png"])
+    link = "![drop me](attachments/drop%20me.png)"
+    assert wait_until(lambda: editor_text(frame) == link + "first line\nsecond line\n"), (
+        editor_text(frame)
+    )
