@@ -96,9 +96,11 @@ class NoteSession:
 
     # -- the saver's I/O -------------------------------------------------------------------
 
-    async def _put(self, text: str, revision: str | None, resolves: bool) -> PutResult:
+    async def _put(
+        self, text: str, revision: str | None, resolves: bool, carries: str | None
+    ) -> PutResult:
         reply = await self.ctx.api.write(
-            self.ws, self.path, text, if_match=revision, keep_mine=resolves
+            self.ws, self.path, text, if_match=revision, keep_mine=resolves, carries=carries
         )
         if reply.status < 300:
             return PutResult("ok", revision_of(reply))
