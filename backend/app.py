@@ -8,6 +8,7 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from backend.api.routes import (
     admin,
     agent_proposals,
     assistant,
+    attachments,
     conversations,
     documents,
     events,
@@ -59,6 +61,7 @@ from backend.oauth.routes import mount_oauth
 from backend.oauth.store import purge_idle_clients
 from backend.outside_agents.server import mount_mcp
 from backend.services import documents as documents_service
+from backend.services.attachments import purge_unreferenced
 from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
 from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
@@ -77,17 +80,16 @@ def purge_at_start(maker: orm.sessionmaker[orm.Session]) -> None:
     now = utcnow()
     with maker() as db:
         purge_expired(db, now=now)
+    _purge_history(maker, now=now)
+
+
+def _purge_history(maker: orm.sessionmaker[orm.Session], now: datetime | None = None) -> None:
     with maker() as db:
-        purge_deleted(db, now=now)
+        purge_deleted(db, now=now or utcnow())
     with maker() as db:  # OAuth clients unused for 30 days (SPEC §19)
-        purge_idle_clients(db, now=now)
-
-
-def _purge_history(maker: orm.sessionmaker[orm.Session]) -> None:
-    with maker() as db:
-        purge_deleted(db, now=utcnow())
-    with maker() as db:
-        purge_idle_clients(db, now=utcnow())
+        purge_idle_clients(db, now=now or utcnow())
+    with maker() as db:  # attachments no note refers to for 30 days (SPEC §18)
+        purge_unreferenced(db, now=now or utcnow())
 
 
 async def _purge_history_periodically(maker: orm.sessionmaker[orm.Session]) -> None:
@@ -213,6 +215,7 @@ def create_app(settings: Settings) -> FastAPI:
         account,
         admin,
         setup,
+        attachments,
     )
     for module in routers:
         app.include_router(module.router)

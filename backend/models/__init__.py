@@ -193,6 +193,7 @@ class AgentDeliveryCredential(Base):
 # Tables of later features live in their own modules; importing them here registers them on
 # `Base.metadata`, which the migration test compares against the migrations.
 from backend.models import (  # noqa: F401
+    attachments,
     history,
     identities,
     oauth,

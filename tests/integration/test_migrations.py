@@ -44,6 +44,8 @@ TABLES = {
     "oauth_codes",
     "oauth_access_tokens",
     "oauth_refresh_tokens",
+    "attachments",  # pictures and PDFs in notes (0011_attachments)
+    "attachment_blobs",
 }
 
 
