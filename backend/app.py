@@ -40,6 +40,7 @@ from backend.api.routes import (
     session,
     setup,
     tokens,
+    transfer,
     workspaces,
 )
 from backend.assistant.deliveries import purge_expired
@@ -206,6 +207,7 @@ def create_app(settings: Settings) -> FastAPI:
         account,
         admin,
         setup,
+        transfer,
     )
     for module in routers:
         app.include_router(module.router)

@@ -9,9 +9,13 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from backend.services.transfer import MAX_UPLOAD_BYTES
+
 MAX_JSON_BYTES = 1024 * 1024
 # The one route whose body is a note (text/markdown), limited by max_note_bytes instead.
 _NOTE_WRITE = re.compile(r"^/api/workspaces/[^/]+/documents/.")
+# A zip import (SPEC §18): its own, larger limit (backend.services.transfer).
+_IMPORT = re.compile(r"^/api/workspaces/[^/]+/import$")
 
 
 class BodyTooLarge(HTTPException):
@@ -46,6 +50,8 @@ class BodyLimitMiddleware:
     def limit_for(self, scope: Scope) -> int:
         if scope["method"] == "PUT" and _NOTE_WRITE.match(scope["path"]):
             return max(self.note_limit, self.json_limit)
+        if scope["method"] == "POST" and _IMPORT.match(scope["path"]):
+            return MAX_UPLOAD_BYTES
         return self.json_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
