@@ -78,3 +78,12 @@ def test_failure_words():
     assert "did not reach" in failure(0, "")
     assert "nothing was imported" in failure(502, "<html>")
     assert failure(413, "") == failure(413, "not json")
+
+
+def test_the_history_names_an_import_and_its_zip():
+    from app.live.history_model import who
+
+    source = {"kind": "import", "name": "vault.zip"}
+    assert who({"source": source, "byYou": True}) == "you, importing “vault.zip”"
+    assert who({"source": source, "user": "bob"}) == "bob, importing “vault.zip”"
+    assert who({"source": {"kind": "import"}}) == "a member, importing a zip"
