@@ -25,10 +25,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ambient.paths import character_problem
+from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, TooLarge
 from backend.models import Document, new_uid, path_key
-from backend.services import documents
+from backend.services import documents, events
 from backend.services.revisions import Head
 from backend.services.source import Source
 
@@ -47,6 +48,7 @@ ON_CONFLICT: tuple[OnConflict, ...] = ("skip", "rename", "replace")
 _S_IFMT = 0o170000
 _S_IFLNK = 0o120000
 _EXPORT_BATCH = 64  # notes read per query while exporting
+_SEND_BYTES = 64 * 1024  # the zip is handed on in pieces of about this size (or one entry)
 _INSERT_BATCH = 256
 _MAX_ATTEMPTS = 3
 _SHOWN_NAME = 200  # characters of an entry's name shown in a message
@@ -329,7 +331,8 @@ def _insert(
     source: Source,
     now: datetime,
 ) -> None:
-    """Insert new notes (revision 1) in one statement and record each one's `saved` event."""
+    """Insert new notes (revision 1) in one statement and record each one's `saved` event
+    (the same event a page's save records, SPEC §13), all in a few statements."""
     if not notes:
         return
     create = source.as_action("create")
@@ -355,11 +358,22 @@ def _insert(
         db.execute(insert(Document), rows)
     except IntegrityError:  # a note was created at one of these paths meanwhile
         raise _Raced() from None
-    for row, (_, text) in zip(rows, notes, strict=True):
-        doc = Document(
-            workspace_id=workspace_id, path=row["path"], uid=row["uid"], revision=1
-        )  # never added to the session: it names the note for its event
-        documents.saved_event(db, doc, create, data=text.encode("utf-8"), now=now)
+    events.record_many(
+        db,
+        workspace_id=workspace_id,
+        kind="saved",
+        items=[
+            {
+                "path": row["path"],
+                "revision": 1,
+                "bytes": row["bytes"],
+                "sha256": sha256_prefix(text.encode("utf-8")),
+                "source": create.public(),
+            }
+            for row, (_, text) in zip(rows, notes, strict=True)
+        ],
+        now=now,
+    )
 
 
 def _replace(
@@ -399,9 +413,11 @@ class _Drain:
 
     def __init__(self) -> None:
         self._parts: list[bytes] = []
+        self.size = 0
 
     def write(self, data: bytes) -> int:
         self._parts.append(bytes(data))
+        self.size += len(data)
         return len(data)
 
     def flush(self) -> None:
@@ -413,6 +429,7 @@ class _Drain:
     def take(self) -> bytes:
         data = b"".join(self._parts)
         self._parts.clear()
+        self.size = 0
         return data
 
 
@@ -432,10 +449,10 @@ def _zip_time(when: datetime) -> tuple[int, int, int, int, int, int]:
 
 
 def export_chunks(open_session: Callable[[], Session], *, ids: Sequence[int]) -> Iterator[bytes]:
-    """The zip of the notes `ids`, produced as it is sent: each note's entry (deflated) is
-    yielded once written; the notes are read `_EXPORT_BATCH` at a time, each batch in a short
-    read of its own. A note deleted meanwhile is left out; one changed meanwhile is sent as it
-    is when its batch is read."""
+    """The zip of the notes `ids`, produced as it is sent: what the entries written so far
+    add up to is yielded once it passes _SEND_BYTES (a large note's entry at once). The notes
+    are read `_EXPORT_BATCH` at a time, each batch in a short read of its own. A note deleted
+    meanwhile is left out; one changed meanwhile is sent as it is when its batch is read."""
     sink = _Drain()
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for start in range(0, len(ids), _EXPORT_BATCH):
@@ -452,9 +469,8 @@ def export_chunks(open_session: Callable[[], Session], *, ids: Sequence[int]) ->
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o100644 << 16
                 zf.writestr(info, content.encode("utf-8"))
-                chunk = sink.take()
-                if chunk:
-                    yield chunk
+                if sink.size >= _SEND_BYTES:
+                    yield sink.take()
             del rows
     yield sink.take()
 
