@@ -17,3 +17,14 @@ INBOX, ASSISTANT, FILES = "inbox", "assistant", "files"
 FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order
 
 MAX_NOTE_BYTES = 1_048_576  # a note's largest UTF-8 size (the default note limit, 413 past it)
+MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # an attachment's largest size (413 past it, SPEC §18)
+# The files a workspace keeps as attachments (SPEC §18): extension -> the type it is served as.
+ATTACHMENT_TYPES = {
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "svg": "image/svg+xml",
+    "pdf": "application/pdf",
+}

@@ -8,6 +8,7 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from backend.api.routes import (
     admin,
     agent_proposals,
     assistant,
+    attachments,
     conversations,
     documents,
     events,
@@ -57,6 +59,7 @@ from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
 from backend.outside_agents.server import mount_mcp
 from backend.services import documents as documents_service
+from backend.services.attachments import purge_unreferenced
 from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
 from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
@@ -75,13 +78,14 @@ def purge_at_start(maker: orm.sessionmaker[orm.Session]) -> None:
     now = utcnow()
     with maker() as db:
         purge_expired(db, now=now)
-    with maker() as db:
-        purge_deleted(db, now=now)
+    _purge_history(maker, now=now)
 
 
-def _purge_history(maker: orm.sessionmaker[orm.Session]) -> None:
+def _purge_history(maker: orm.sessionmaker[orm.Session], now: datetime | None = None) -> None:
     with maker() as db:
-        purge_deleted(db, now=utcnow())
+        purge_deleted(db, now=now or utcnow())
+    with maker() as db:  # attachments no note refers to for 30 days (SPEC §18)
+        purge_unreferenced(db, now=now or utcnow())
 
 
 async def _purge_history_periodically(maker: orm.sessionmaker[orm.Session]) -> None:
@@ -208,6 +212,7 @@ def create_app(settings: Settings) -> FastAPI:
         admin,
         setup,
         transfer,
+        attachments,
     )
     for module in routers:
         app.include_router(module.router)

@@ -9,6 +9,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ambient.contract import MAX_ATTACHMENT_BYTES
 from backend.services.transfer import MAX_UPLOAD_BYTES
 
 MAX_JSON_BYTES = 1024 * 1024
@@ -16,6 +17,11 @@ MAX_JSON_BYTES = 1024 * 1024
 _NOTE_WRITE = re.compile(r"^/api/workspaces/[^/]+/documents/.")
 # A zip import (SPEC §18): its own, larger limit (backend.services.transfer).
 _IMPORT = re.compile(r"^/api/workspaces/[^/]+/import$")
+# An attachment's upload (SPEC §18): the file's limit plus room for the form around it (more
+# than a read chunk); the route itself refuses the file as soon as it passes
+# MAX_ATTACHMENT_BYTES, so its own 413 comes first.
+_ATTACHMENT_UPLOAD = re.compile(r"^/api/workspaces/[^/]+/attachments/?$")
+ATTACHMENT_UPLOAD_BYTES = MAX_ATTACHMENT_BYTES + 1024 * 1024
 
 
 class BodyTooLarge(HTTPException):
@@ -52,6 +58,8 @@ class BodyLimitMiddleware:
             return max(self.note_limit, self.json_limit)
         if scope["method"] == "POST" and _IMPORT.match(scope["path"]):
             return MAX_UPLOAD_BYTES
+        if scope["method"] == "POST" and _ATTACHMENT_UPLOAD.match(scope["path"]):
+            return ATTACHMENT_UPLOAD_BYTES
         return self.json_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

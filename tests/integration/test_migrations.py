@@ -39,6 +39,8 @@ TABLES = {
     "invitations",
     "instance_settings",
     "user_identities",
+    "attachments",
+    "attachment_blobs",
 }
 
 
