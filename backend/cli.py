@@ -361,13 +361,18 @@ def _transfer_command(args: argparse.Namespace, settings: Settings) -> None:
                         folder = normalize_folder(args.folder)
                     except PathError as exc:
                         raise CommandError(str(exc)) from None
-                ids = transfer.export_ids(db, workspace_id=args.workspace, folder=folder)
+                listing = transfer.export_list(db, workspace_id=args.workspace, folder=folder)
                 partial = args.file.with_name(args.file.name + ".part")
                 with partial.open("wb") as out:
-                    for chunk in transfer.export_chunks(maker, ids=ids):
+                    for chunk in transfer.export_chunks(
+                        maker, workspace_id=args.workspace, listing=listing
+                    ):
                         out.write(chunk)
                 partial.replace(args.file)
-                print(f"Exported {len(ids)} notes of {args.workspace} to {args.file}.")
+                print(
+                    f"Exported {listing.notes} notes and {len(listing.attachments)} "
+                    f"attachments of {args.workspace} to {args.file}."
+                )
                 return
             if args.as_user is not None:
                 user = db.scalar(select(User).where(User.username == args.as_user))

@@ -24,12 +24,13 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ambient.paths import character_problem
+from ambient.contract import MAX_ATTACHMENT_BYTES
+from ambient.paths import character_problem, under_folder
 from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
-from backend.errors import BadPath, BadRequest, Conflict, TooLarge
+from backend.errors import BadPath, BadRequest, Conflict, NotFound, TooLarge
 from backend.models import Document, new_uid, path_key
-from backend.services import documents, events
+from backend.services import attachments, documents, events
 from backend.services.revisions import Head
 from backend.services.source import Source
 
@@ -42,14 +43,18 @@ RATIO_FREE_BYTES = 64 * 1024
 # The request body of an import (the zip plus the form's few hundred bytes).
 MAX_UPLOAD_BYTES = 512 * 1024 * 1024 + 64 * 1024
 NOTE_SUFFIXES = (".md", ".markdown")
+# Already compressed: stored as they are in an export (deflating them again costs time only).
+STORED_TYPES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "pdf"})
 IGNORED_FOLDERS = ("__MACOSX",)  # and every name starting with "." (.obsidian/, .trash/ ...)
 OnConflict = Literal["skip", "rename", "replace"]
 ON_CONFLICT: tuple[OnConflict, ...] = ("skip", "rename", "replace")
 _S_IFMT = 0o170000
 _S_IFLNK = 0o120000
-_EXPORT_BATCH = 64  # notes read per query while exporting
+_EXPORT_BATCH = 64  # notes read per query while exporting, and at most
+_BATCH_BYTES = 4 * 1024 * 1024  # this much of their text (or one note alone)
 _SEND_BYTES = 64 * 1024  # the zip is handed on in pieces of about this size (or one entry)
-_INSERT_BATCH = 256
+_INSERT_BATCH = 256  # notes inserted per statement while importing, and at most
+_INSERT_BYTES = 8 * 1024 * 1024  # this much of their text
 _MAX_ATTEMPTS = 3
 _SHOWN_NAME = 200  # characters of an entry's name shown in a message
 
@@ -73,9 +78,11 @@ def _refuse(name: str, why: str, *, too_large: bool = False) -> BadRequest | Too
 
 @dataclass
 class Plan:
-    """What a checked zip holds: the notes (entry, workspace path) and the ignored names."""
+    """What a checked zip holds: the notes and attachments (entry, workspace path) and the
+    ignored names."""
 
     notes: list[tuple[zipfile.ZipInfo, str]] = field(default_factory=list)
+    attachments: list[tuple[zipfile.ZipInfo, str]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
 
@@ -102,8 +109,9 @@ def check_archive(zf: zipfile.ZipFile, *, max_note_bytes: int) -> Plan:
 
     Refuses the whole zip (400, or 413 for a size) naming the first bad entry: an absolute
     path or a `..` (or `.`) segment, a link, an encrypted entry, a path breaking §6's rules,
-    a note over `max_note_bytes`, more than MAX_ENTRIES entries, more than MAX_TOTAL_BYTES
-    uncompressed, a compression ratio above MAX_RATIO, or two entries with one path.
+    a note over `max_note_bytes` or an attachment over MAX_ATTACHMENT_BYTES, more than
+    MAX_ENTRIES entries, more than MAX_TOTAL_BYTES uncompressed, a compression ratio above
+    MAX_RATIO, or two entries with one path.
     """
     infos = zf.infolist()
     if len(infos) > MAX_ENTRIES:
@@ -142,23 +150,27 @@ def check_archive(zf: zipfile.ZipFile, *, max_note_bytes: int) -> Plan:
             )
         if info.is_dir():
             continue
-        if is_ignored(name) or not name.lower().endswith(NOTE_SUFFIXES):
+        is_note = name.lower().endswith(NOTE_SUFFIXES)
+        if is_ignored(name) or not (is_note or attachments.content_type_for(name)):
             plan.ignored.append(name)
             continue
         try:
             path = documents.valid_path(name)
         except BadPath as exc:
             raise _refuse(name, f"breaks the path rules ({exc.message})") from None
-        if info.file_size > max_note_bytes:
+        limit, what = (
+            (max_note_bytes, "a note") if is_note else (MAX_ATTACHMENT_BYTES, "an attachment")
+        )
+        if info.file_size > limit:
             raise _refuse(
                 name,
-                f"is {info.file_size:,} bytes; a note may have at most {max_note_bytes:,}",
+                f"is {info.file_size:,} bytes; {what} may have at most {limit:,}",
                 too_large=True,
             )
         if path in seen:
             raise _refuse(name, "is in the zip twice")
         seen.add(path)
-        plan.notes.append((info, path))
+        (plan.notes if is_note else plan.attachments).append((info, path))
     return plan
 
 
@@ -295,6 +307,7 @@ def _write(
     existing = _existing_paths(db, workspace_id)
     planned = {path for _, path in plan.notes}
     creating: list[tuple[str, str]] = []  # (path, text) waiting for the next batch insert
+    waiting = 0  # their bytes
     for info, path in plan.notes:
         if path in existing:
             if on_conflict == "skip":
@@ -315,12 +328,66 @@ def _write(
             report.imported.append(path)
         text = note_text(info, read_entry(zf, info), max_note_bytes=max_note_bytes)
         creating.append((path, text))
-        if len(creating) >= _INSERT_BATCH:
+        waiting += info.file_size
+        if len(creating) >= _INSERT_BATCH or waiting >= _INSERT_BYTES:
             _insert(db, workspace_id=workspace_id, notes=creating, source=source, now=now)
-            creating = []
+            creating, waiting = [], 0
     _insert(db, workspace_id=workspace_id, notes=creating, source=source, now=now)
+    _put_attachments(
+        db,
+        zf=zf,
+        plan=plan,
+        workspace_id=workspace_id,
+        user_id=source.user_id,
+        on_conflict=on_conflict,
+        report=report,
+        now=now,
+    )
     db.commit()
     return report
+
+
+def _put_attachments(
+    db: Session,
+    *,
+    zf: zipfile.ZipFile,
+    plan: Plan,
+    workspace_id: str,
+    user_id: int | None,
+    on_conflict: OnConflict,
+    report: ImportReport,
+    now: datetime,
+) -> None:
+    """Store the zip's images and PDFs at their paths (services.attachments, in the open
+    transaction). A path taken by the same bytes counts as skipped whatever `on_conflict`."""
+    if not plan.attachments:
+        return
+    existing = {a.path for a in attachments.list_attachments(db, workspace_id=workspace_id)}
+    for info, path in plan.attachments:
+        taken = path in existing
+        if taken and on_conflict == "skip":
+            report.skipped.append(path)
+            continue
+        before = (
+            attachments.find_attachment(db, workspace_id=workspace_id, path=path) if taken else None
+        )
+        put = attachments.put_attachment(
+            db,
+            workspace_id=workspace_id,
+            path=path,
+            data=read_entry(zf, info),
+            user_id=user_id,
+            now=now,
+            on_taken="replace" if on_conflict == "replace" else "rename",
+        )
+        if before is not None and before.sha256 == put.sha256:
+            report.skipped.append(path)  # the same file is there already
+        elif put.path != path:
+            report.renamed.append({"from": path, "to": put.path})
+        elif taken:
+            report.replaced.append(path)
+        else:
+            report.imported.append(path)
 
 
 def _insert(
@@ -433,12 +500,39 @@ class _Drain:
         return data
 
 
-def export_ids(db: Session, *, workspace_id: str, folder: str | None) -> list[int]:
-    """The ids of the notes to export, in path order (the read ends here)."""
-    query = select(Document.id, Document.path).where(Document.workspace_id == workspace_id)
-    rows = db.execute(query.order_by(Document.path)).all()
+@dataclass(frozen=True)
+class ExportList:
+    """What an export sends: note ids in batches (path order) and attachment paths."""
+
+    batches: list[list[int]]
+    attachments: list[str]
+
+    @property
+    def notes(self) -> int:
+        return sum(map(len, self.batches))
+
+
+def export_list(db: Session, *, workspace_id: str, folder: str | None) -> ExportList:
+    """The notes (by id, in batches of at most _EXPORT_BATCH notes and _BATCH_BYTES of text)
+    and the attachments to export, in path order; the read ends here."""
+    query = select(Document.id, Document.path, Document.bytes).where(
+        Document.workspace_id == workspace_id
+    )
+    batches: list[list[int]] = []
+    size = 0
+    for row in db.execute(query.order_by(Document.path)):
+        if not under_folder(row.path, folder):
+            continue
+        if not batches or size + row.bytes > _BATCH_BYTES or len(batches[-1]) >= _EXPORT_BATCH:
+            batches.append([])
+            size = 0
+        batches[-1].append(row.id)
+        size += row.bytes
+    files = [
+        a.path for a in attachments.list_attachments(db, workspace_id=workspace_id, folder=folder)
+    ]
     db.rollback()
-    return [row.id for row in rows if folder is None or row.path.startswith(folder + "/")]
+    return ExportList(batches, files)
 
 
 def _zip_time(when: datetime) -> tuple[int, int, int, int, int, int]:
@@ -448,15 +542,25 @@ def _zip_time(when: datetime) -> tuple[int, int, int, int, int, int]:
     return (when.year, when.month, when.day, when.hour, when.minute, when.second)
 
 
-def export_chunks(open_session: Callable[[], Session], *, ids: Sequence[int]) -> Iterator[bytes]:
-    """The zip of the notes `ids`, produced as it is sent: what the entries written so far
-    add up to is yielded once it passes _SEND_BYTES (a large note's entry at once). The notes
-    are read `_EXPORT_BATCH` at a time, each batch in a short read of its own. A note deleted
-    meanwhile is left out; one changed meanwhile is sent as it is when its batch is read."""
+def _entry(path: str, when: datetime, *, stored: bool = False) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(path, date_time=_zip_time(when))
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+    info.external_attr = 0o100644 << 16
+    return info
+
+
+def export_chunks(
+    open_session: Callable[[], Session], *, workspace_id: str, listing: ExportList
+) -> Iterator[bytes]:
+    """The zip of `listing`, produced as it is sent: what the entries written so far add up
+    to is yielded once it passes _SEND_BYTES (a large entry at once). Notes are deflated and
+    read a batch at a time, attachments one at a time, each in a short read of its own;
+    images and PDFs are stored as they are. A note or attachment deleted meanwhile is left
+    out; one changed meanwhile is sent as it is when it is read."""
     sink = _Drain()
+    now = utcnow()
     with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
-        for start in range(0, len(ids), _EXPORT_BATCH):
-            batch = ids[start : start + _EXPORT_BATCH]
+        for batch in listing.batches:
             with open_session() as db:
                 rows = db.execute(
                     select(Document.path, Document.content, Document.updated_at)
@@ -465,13 +569,23 @@ def export_chunks(open_session: Callable[[], Session], *, ids: Sequence[int]) ->
                 ).all()
                 db.rollback()
             for path, content, updated_at in rows:
-                info = zipfile.ZipInfo(path, date_time=_zip_time(updated_at))
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o100644 << 16
-                zf.writestr(info, content.encode("utf-8"))
+                zf.writestr(_entry(path, updated_at), content.encode("utf-8"))
                 if sink.size >= _SEND_BYTES:
                     yield sink.take()
             del rows
+        for path in listing.attachments:
+            with open_session() as db:
+                try:
+                    _, data = attachments.read_attachment(db, workspace_id=workspace_id, path=path)
+                except NotFound:
+                    continue
+                finally:
+                    db.rollback()
+            stored = path.rpartition(".")[2].lower() in STORED_TYPES
+            zf.writestr(_entry(path, now, stored=stored), data)
+            del data
+            if sink.size >= _SEND_BYTES:
+                yield sink.take()
     yield sink.take()
 
 

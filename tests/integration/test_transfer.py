@@ -420,3 +420,103 @@ def test_an_export_imported_into_an_empty_workspace_gives_the_same_paths_and_byt
     assert r.status_code == 200, r.text
     again = alice_client.get("/api/workspaces/team/export").content
     assert entries_of(again) == source
+
+
+# --- attachments ---------------------------------------------------------------------------
+
+
+def images(n: int = 20, seed: int = 3) -> dict[str, bytes]:
+    """`n` pictures (PNG-like bytes; nothing checks more than the name) and an SVG and a PDF."""
+    rng = random.Random(seed)
+    out = {
+        f"attachments/{'写真' if k % 2 else 'img'} {k}.png": b"\x89PNG\r\n\x1a\n"
+        + rng.randbytes(rng.randint(100, 5000))
+        for k in range(n - 2)
+    }
+    out["diagrams/flow.svg"] = b'<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>\n'
+    out["papers/paper.PDF"] = b"%PDF-1.4\n" + rng.randbytes(2000)
+    return out
+
+
+def attachment(client: TestClient, ws: str, path: str) -> bytes:
+    r = client.get(f"/api/workspaces/{ws}/attachments/{quote(path)}")
+    assert r.status_code == 200, r.text
+    return r.content
+
+
+def attachment_paths(client: TestClient, ws: str) -> list[str]:
+    r = client.get(f"/api/workspaces/{ws}/attachments")
+    assert r.status_code == 200, r.text
+    return [a["path"] for a in r.json()["attachments"]]
+
+
+def test_images_and_pdfs_come_in_as_attachments_and_go_out_stored(alice_client):
+    files = images(6)
+    r = post_zip(
+        alice_client, "personal", make_zip({"n.md": b"![](attachments/img 0.png)", **files})
+    )
+    assert r.status_code == 200, r.text
+    assert sorted(r.json()["imported"]) == sorted(["n.md", *files])
+    assert sorted(attachment_paths(alice_client, "personal")) == sorted(files)
+    for path, data in files.items():
+        assert attachment(alice_client, "personal", path) == data
+    r = alice_client.get("/api/workspaces/personal/export")
+    assert entries_of(r.content) == {"n.md": b"![](attachments/img 0.png)", **files}
+    with zipfile.ZipFile(io.BytesIO(r.content)) as zf:
+        kinds = {i.filename: i.compress_type for i in zf.infolist()}
+    assert kinds["attachments/img 0.png"] == zipfile.ZIP_STORED
+    assert kinds["papers/paper.PDF"] == zipfile.ZIP_STORED
+    assert kinds["diagrams/flow.svg"] == zipfile.ZIP_DEFLATED
+    assert kinds["n.md"] == zipfile.ZIP_DEFLATED
+    r = alice_client.get("/api/workspaces/personal/export", params={"folder": "diagrams"})
+    assert list(entries_of(r.content)) == ["diagrams/flow.svg"]
+
+
+def test_an_attachment_over_its_limit_fails_whole(alice_client):
+    big = b"\x89PNG" + os.urandom(20 * 1024 * 1024 - 3)
+    data = make_zip({"first.md": b"x", "big.png": big}, method=zipfile.ZIP_STORED)
+    r = post_zip(alice_client, "personal", data)
+    assert r.status_code == 413, r.text
+    assert '"big.png"' in r.json()["detail"] and "an attachment may have" in r.json()["detail"]
+    assert paths(alice_client, "personal") == []
+    assert attachment_paths(alice_client, "personal") == []
+
+
+@pytest.mark.parametrize("on_conflict", ["skip", "rename", "replace"])
+def test_attachments_on_conflict(alice_client, on_conflict):
+    mine, theirs = b"\x89PNG mine", b"\x89PNG theirs"
+    r = alice_client.post(
+        "/api/workspaces/personal/attachments",
+        files={"file": ("a.png", mine, "image/png")},
+        data={"path": "pics/a.png"},
+    )
+    assert r.status_code == 201, r.text
+    alice_client.post(
+        "/api/workspaces/personal/attachments",
+        files={"file": ("same.png", b"\x89PNG same", "image/png")},
+        data={"path": "pics/same.png"},
+    )
+    zip_data = make_zip({"pics/a.png": theirs, "pics/same.png": b"\x89PNG same"})
+    report = post_zip(alice_client, "personal", zip_data, on_conflict=on_conflict).json()
+    if on_conflict == "skip":
+        assert report["skipped"] == ["pics/a.png", "pics/same.png"]
+        assert attachment(alice_client, "personal", "pics/a.png") == mine
+    elif on_conflict == "rename":
+        assert report["renamed"] == [{"from": "pics/a.png", "to": "pics/a-1.png"}]
+        assert report["skipped"] == ["pics/same.png"]  # the same bytes are there already
+        assert attachment(alice_client, "personal", "pics/a-1.png") == theirs
+        assert attachment(alice_client, "personal", "pics/a.png") == mine
+    else:
+        assert report["replaced"] == ["pics/a.png"] and report["skipped"] == ["pics/same.png"]
+        assert attachment(alice_client, "personal", "pics/a.png") == theirs
+
+
+def test_a_vault_with_pictures_round_trips_byte_for_byte(alice_client):
+    source = {**vault(), **images(20)}
+    r = post_zip(alice_client, "personal", make_zip(source))
+    assert r.status_code == 200, r.text
+    assert len(r.json()["imported"]) == 320
+    exported = alice_client.get("/api/workspaces/personal/export").content
+    assert entries_of(exported) == source
+    assert post_zip(alice_client, "team", exported).status_code == 200
+    assert entries_of(alice_client.get("/api/workspaces/team/export").content) == source

@@ -32,9 +32,13 @@ class RenamedOut(BaseModel):
 
 
 class ImportOut(BaseModel):
-    imported: list[str] = Field(description="Notes created at their path in the zip.")
-    skipped: list[str] = Field(description="Paths already taken, left as they were (skip).")
-    replaced: list[str] = Field(description="Notes given the zip's text as a new revision.")
+    imported: list[str] = Field(description="Notes and attachments created at their path.")
+    skipped: list[str] = Field(
+        description="Paths already taken, left as they were (skip; or the same file there)."
+    )
+    replaced: list[str] = Field(
+        description="Notes given the zip's text as a new revision; attachments replaced."
+    )
     ignored: list[str] = Field(
         description="Entries not imported: dot files and folders, __MACOSX, other file types."
     )
@@ -65,7 +69,7 @@ def _disposition(filename: str) -> str:
     summary="Download the workspace's notes as a zip",
     responses={
         200: {
-            "description": "A zip of every note at its path, bytes unchanged.",
+            "description": "A zip of every note and attachment at its path, bytes unchanged.",
             "content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}},
         },
         **error_responses(400, 401, 403),
@@ -74,15 +78,15 @@ def _disposition(filename: str) -> str:
 def export_workspace(
     ws: MemberWorkspace, request: Request, db: SessionDep, folder: FolderQuery = None
 ) -> StreamingResponse:
-    """Every note (or every note in `folder`), streamed as the zip is written."""
+    """Every note and attachment (or those in `folder`), streamed as the zip is written."""
     if folder is not None:
         try:
             folder = normalize_folder(folder)
         except PathError as exc:
             raise BadPath(str(exc)) from None
-    ids = transfer.export_ids(db, workspace_id=ws, folder=folder)
+    listing = transfer.export_list(db, workspace_id=ws, folder=folder)
     return StreamingResponse(
-        transfer.export_chunks(request.app.state.sessionmaker, ids=ids),
+        transfer.export_chunks(request.app.state.sessionmaker, workspace_id=ws, listing=listing),
         media_type="application/zip",
         headers={
             "Content-Disposition": _disposition(transfer.download_name(ws, folder)),
@@ -129,7 +133,8 @@ async def import_zip(
     db: SessionDep,
     settings: SettingsDep,
 ) -> dict[str, Any]:
-    """`.md`/`.markdown` entries become notes byte for byte, all or nothing."""
+    """`.md`/`.markdown` entries become notes byte for byte, images and PDFs attachments,
+    all or nothing."""
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise BadRequest("Send the zip as multipart/form-data in a field named 'file'.")
