@@ -116,8 +116,8 @@ class ImportDialog:
             field(
                 "Zip file",
                 self.file,
-                ".md and .markdown files become notes byte for byte; .obsidian/, .trash/ and "
-                "dot files are left out.",
+                ".md and .markdown files become notes byte for byte, images and PDFs "
+                "attachments; .obsidian/, .trash/ and dot files are left out.",
             ),
             field("When a note is already there", self.conflict),
             self.submit,
