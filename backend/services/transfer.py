@@ -13,6 +13,7 @@ all or nothing.
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,7 @@ from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
 from backend.errors import BadPath, BadRequest, Conflict, NotFound, TooLarge
 from backend.models import Document, new_uid, path_key
+from backend.models.attachments import Attachment, AttachmentBlob
 from backend.services import attachments, documents, events
 from backend.services.revisions import Head
 from backend.services.source import Source
@@ -358,19 +360,23 @@ def _put_attachments(
     report: ImportReport,
     now: datetime,
 ) -> None:
-    """Store the zip's images and PDFs at their paths (services.attachments, in the open
-    transaction). A path taken by the same bytes counts as skipped whatever `on_conflict`."""
+    """Store the zip's images and PDFs at their paths (in the open transaction). Free paths
+    are inserted together (`_insert_attachments`); a taken one goes through
+    services.attachments' own rules. A path holding the very same bytes counts as skipped
+    whatever `on_conflict` says."""
     if not plan.attachments:
         return
     existing = {a.path for a in attachments.list_attachments(db, workspace_id=workspace_id)}
+    free: list[tuple[str, bytes]] = []
     for info, path in plan.attachments:
-        taken = path in existing
-        if taken and on_conflict == "skip":
+        if path not in existing:
+            free.append((path, read_entry(zf, info)))
+            report.imported.append(path)
+            continue
+        if on_conflict == "skip":
             report.skipped.append(path)
             continue
-        before = (
-            attachments.find_attachment(db, workspace_id=workspace_id, path=path) if taken else None
-        )
+        before = attachments.find_attachment(db, workspace_id=workspace_id, path=path)
         put = attachments.put_attachment(
             db,
             workspace_id=workspace_id,
@@ -384,10 +390,62 @@ def _put_attachments(
             report.skipped.append(path)  # the same file is there already
         elif put.path != path:
             report.renamed.append({"from": path, "to": put.path})
-        elif taken:
-            report.replaced.append(path)
         else:
-            report.imported.append(path)
+            report.replaced.append(path)
+    _insert_attachments(db, workspace_id=workspace_id, files=free, user_id=user_id, now=now)
+
+
+def _insert_attachments(
+    db: Session,
+    *,
+    workspace_id: str,
+    files: list[tuple[str, bytes]],
+    user_id: int | None,
+    now: datetime,
+) -> None:
+    """Insert attachments at paths that were free when read (a racer taking one meanwhile
+    starts the import again), each file's bytes once (services.attachments' storage)."""
+    if not files:
+        return
+    hashes = [hashlib.sha256(data).hexdigest() for _, data in files]
+    have = set(
+        db.scalars(
+            select(AttachmentBlob.sha256).where(
+                AttachmentBlob.workspace_id == workspace_id, AttachmentBlob.sha256.in_(hashes)
+            )
+        )
+    )
+    blobs: dict[str, bytes] = {}
+    for sha256, (_, data) in zip(hashes, files, strict=True):
+        if sha256 not in have:
+            blobs.setdefault(sha256, data)
+    try:
+        if blobs:
+            db.execute(
+                insert(AttachmentBlob),
+                [
+                    {"workspace_id": workspace_id, "sha256": h, "bytes": len(d), "data": d}
+                    for h, d in blobs.items()
+                ],
+            )
+        db.execute(
+            insert(Attachment),
+            [
+                {
+                    "workspace_id": workspace_id,
+                    "path": path,
+                    "path_sha256": path_key(path),
+                    "sha256": sha256,
+                    "bytes": len(data),
+                    "content_type": attachments.content_type_for(path),
+                    "created_by": user_id,
+                    "created_at": now,
+                }
+                for sha256, (path, data) in zip(hashes, files, strict=True)
+            ],
+        )
+    except IntegrityError:  # an upload took one of these paths (or stored these bytes)
+        raise _Raced() from None
 
 
 def _insert(
