@@ -408,7 +408,7 @@ def _transfer_command(args: argparse.Namespace, settings: Settings) -> None:
                     max_note_bytes=settings.max_note_bytes,
                 )
             print(
-                f"Imported {len(report.imported)} notes into {args.workspace}; "
+                f"Imported {len(report.imported)} files into {args.workspace}; "
                 f"renamed {len(report.renamed)}, replaced {len(report.replaced)}, "
                 f"skipped {len(report.skipped)}, ignored {len(report.ignored)}."
             )

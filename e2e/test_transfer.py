@@ -40,7 +40,11 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
         # Filler, so the upload takes more than one progress event.
         f"imp-{tag}/big.md": os.urandom(450_000).hex().encode(),
     }
-    vault = _zip(tmp_path / "vault.zip", {**notes, ".obsidian/app.json": b"{}"})
+    picture = b"\x89PNG\r\n\x1a\n" + os.urandom(3000)
+    vault = _zip(
+        tmp_path / "vault.zip",
+        {**notes, f"imp-{tag}/pic.png": picture, ".obsidian/app.json": b"{}"},
+    )
 
     alice.get_by_test_id("import-open").click()
     dialog = alice.get_by_test_id("import-dialog")
@@ -48,7 +52,7 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
     dialog.get_by_test_id("import-file").set_input_files(str(vault))
     dialog.get_by_test_id("import-submit").click()
     report = dialog.get_by_test_id("import-report")
-    expect(report).to_contain_text("Imported 4 notes; renamed 0, replaced 0, skipped 0, ignored 1.")
+    expect(report).to_contain_text("Imported 5 files; renamed 0, replaced 0, skipped 0, ignored 1.")
     expect(report).to_contain_text(".obsidian/app.json")
     progress = dialog.get_by_test_id("import-progress")
     expect(progress).to_be_visible()
@@ -64,7 +68,7 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
     dialog.get_by_test_id("import-file").set_input_files(str(vault))
     dialog.get_by_test_id("import-conflict").select_option("rename")
     dialog.get_by_test_id("import-submit").click()
-    expect(report).to_contain_text("Imported 0 notes; renamed 4")
+    expect(report).to_contain_text("Imported 0 files; renamed 4, replaced 0, skipped 1")
     expect(report).to_contain_text(f"imp-{tag}/plain.md → imp-{tag}/plain-1.md")
 
     # A hostile zip: refused whole, the entry named, nothing imported.
@@ -84,6 +88,7 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
     exported = _entries(Path(download.path()).read_bytes())
     assert {p: exported[p] for p in notes} == notes
     assert exported[f"imp-{tag}/plain-1.md"] == notes[f"imp-{tag}/plain.md"]
+    assert exported[f"imp-{tag}/pic.png"] == picture  # attachments go out with the notes
 
 
 @pytest.mark.parametrize("size", [(1440, 900), (1024, 768), (390, 844)], ids=str)

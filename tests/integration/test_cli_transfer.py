@@ -53,7 +53,7 @@ def test_import_and_export_from_the_command_line(tmp_path: Path, db_url: str):
     source = _zip(VAULT, tmp_path / "My vault.zip")
     r = cli("import", "vault", str(source), *where)
     assert r.returncode == 0, r.stderr
-    assert "Imported 3 notes into vault" in r.stdout
+    assert "Imported 3 files into vault" in r.stdout
     assert "ignored\t.obsidian/app.json" in r.stdout.splitlines()
     # Saved for the workspace's owner by default, with the zip's name as the source.
     assert _notes(db_url, "vault") == {p: ("import", "My vault.zip", "own") for p in NOTES}

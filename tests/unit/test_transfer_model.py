@@ -61,8 +61,8 @@ def test_parse_report_keeps_only_what_is_well_formed():
 
 def test_summary_and_sections():
     report = Report(imported=["a.md"], renamed=[("b.md", "b-1.md")], ignored=["x.txt", "y"])
-    assert summary(report) == ("Imported 1 note; renamed 1, replaced 0, skipped 0, ignored 2.")
-    assert summary(Report(imported=["a", "b"])).startswith("Imported 2 notes;")
+    assert summary(report) == ("Imported 1 file; renamed 1, replaced 0, skipped 0, ignored 2.")
+    assert summary(Report(imported=["a", "b"])).startswith("Imported 2 files;")
     assert [(key, lines) for key, _, lines in sections(report)] == [
         ("imported", ["a.md"]),
         ("renamed", ["b.md → b-1.md"]),

@@ -77,14 +77,15 @@ def parse_report(data: object) -> Report:
     )
 
 
-def _notes(n: int) -> str:
-    return f"{n} note" if n == 1 else f"{n} notes"
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def summary(report: Report) -> str:
-    """One sentence: what was imported and what was not."""
+    """One sentence: what was imported (notes and attachments: files of the zip) and what
+    was not."""
     return (
-        f"Imported {_notes(len(report.imported))}; renamed {len(report.renamed)}, "
+        f"Imported {_files(len(report.imported))}; renamed {len(report.renamed)}, "
         f"replaced {len(report.replaced)}, skipped {len(report.skipped)}, "
         f"ignored {len(report.ignored)}."
     )
