@@ -370,7 +370,7 @@ def _transfer_command(args: argparse.Namespace, settings: Settings) -> None:
                         out.write(chunk)
                 partial.replace(args.file)
                 print(
-                    f"Exported {listing.notes} notes and {len(listing.attachments)} "
+                    f"Exported {listing.notes} notes and {listing.attachments} "
                     f"attachments of {args.workspace} to {args.file}."
                 )
                 return

@@ -29,7 +29,7 @@ from ambient.contract import MAX_ATTACHMENT_BYTES
 from ambient.paths import character_problem, under_folder
 from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
-from backend.errors import BadPath, BadRequest, Conflict, NotFound, TooLarge
+from backend.errors import BadPath, BadRequest, Conflict, TooLarge
 from backend.models import Document, new_uid, path_key
 from backend.models.attachments import Attachment, AttachmentBlob
 from backend.services import attachments, documents, events
@@ -560,37 +560,53 @@ class _Drain:
 
 @dataclass(frozen=True)
 class ExportList:
-    """What an export sends: note ids in batches (path order) and attachment paths."""
+    """What an export sends: note ids and attachment ids, each in batches (path order)."""
 
     batches: list[list[int]]
-    attachments: list[str]
+    attachment_batches: list[list[int]]
 
     @property
     def notes(self) -> int:
         return sum(map(len, self.batches))
 
+    @property
+    def attachments(self) -> int:
+        return sum(map(len, self.attachment_batches))
 
-def export_list(db: Session, *, workspace_id: str, folder: str | None) -> ExportList:
-    """The notes (by id, in batches of at most _EXPORT_BATCH notes and _BATCH_BYTES of text)
-    and the attachments to export, in path order; the read ends here."""
-    query = select(Document.id, Document.path, Document.bytes).where(
-        Document.workspace_id == workspace_id
-    )
+
+def _batched(rows: Any, folder: str | None) -> list[list[int]]:
+    """(id, path, bytes) rows in batches of at most _EXPORT_BATCH rows and _BATCH_BYTES (or
+    one larger row alone), leaving out those outside `folder`."""
     batches: list[list[int]] = []
     size = 0
-    for row in db.execute(query.order_by(Document.path)):
-        if not under_folder(row.path, folder):
+    for row_id, path, nbytes in rows:
+        if not under_folder(path, folder):
             continue
-        if not batches or size + row.bytes > _BATCH_BYTES or len(batches[-1]) >= _EXPORT_BATCH:
+        if not batches or size + nbytes > _BATCH_BYTES or len(batches[-1]) >= _EXPORT_BATCH:
             batches.append([])
             size = 0
-        batches[-1].append(row.id)
-        size += row.bytes
-    files = [
-        a.path for a in attachments.list_attachments(db, workspace_id=workspace_id, folder=folder)
-    ]
+        batches[-1].append(row_id)
+        size += nbytes
+    return batches
+
+
+def export_list(db: Session, *, workspace_id: str, folder: str | None) -> ExportList:
+    """The notes and the attachments to export (by id, in batches: see `_batched`), in path
+    order; the read ends here."""
+    notes = db.execute(
+        select(Document.id, Document.path, Document.bytes)
+        .where(Document.workspace_id == workspace_id)
+        .order_by(Document.path)
+    )
+    batches = _batched(notes, folder)
+    files = db.execute(
+        select(Attachment.id, Attachment.path, Attachment.bytes)
+        .where(Attachment.workspace_id == workspace_id)
+        .order_by(Attachment.path)
+    )
+    listing = ExportList(batches, _batched(files, folder))
     db.rollback()
-    return ExportList(batches, files)
+    return listing
 
 
 def _zip_time(when: datetime) -> tuple[int, int, int, int, int, int]:
@@ -612,7 +628,7 @@ def export_chunks(
 ) -> Iterator[bytes]:
     """The zip of `listing`, produced as it is sent: what the entries written so far add up
     to is yielded once it passes _SEND_BYTES (a large entry at once). Notes are deflated and
-    read a batch at a time, attachments one at a time, each in a short read of its own;
+    attachments read a batch at a time, each batch in a short read of its own;
     images and PDFs are stored as they are. A note or attachment deleted meanwhile is left
     out; one changed meanwhile is sent as it is when it is read."""
     sink = _Drain()
@@ -631,19 +647,25 @@ def export_chunks(
                 if sink.size >= _SEND_BYTES:
                     yield sink.take()
             del rows
-        for path in listing.attachments:
+        for batch in listing.attachment_batches:
             with open_session() as db:
-                try:
-                    _, data = attachments.read_attachment(db, workspace_id=workspace_id, path=path)
-                except NotFound:
-                    continue
-                finally:
-                    db.rollback()
-            stored = path.rpartition(".")[2].lower() in STORED_TYPES
-            zf.writestr(_entry(path, now, stored=stored), data)
-            del data
-            if sink.size >= _SEND_BYTES:
-                yield sink.take()
+                files = db.execute(
+                    select(Attachment.path, AttachmentBlob.data)
+                    .join(
+                        AttachmentBlob,
+                        (AttachmentBlob.workspace_id == Attachment.workspace_id)
+                        & (AttachmentBlob.sha256 == Attachment.sha256),
+                    )
+                    .where(Attachment.workspace_id == workspace_id, Attachment.id.in_(batch))
+                    .order_by(Attachment.path)
+                ).all()
+                db.rollback()
+            for path, data in files:
+                stored = path.rpartition(".")[2].lower() in STORED_TYPES
+                zf.writestr(_entry(path, now, stored=stored), bytes(data))
+                if sink.size >= _SEND_BYTES:
+                    yield sink.take()
+            del files
     yield sink.take()
 
 
