@@ -520,3 +520,19 @@ def test_a_vault_with_pictures_round_trips_byte_for_byte(alice_client):
     assert entries_of(exported) == source
     assert post_zip(alice_client, "team", exported).status_code == 200
     assert entries_of(alice_client.get("/api/workspaces/team/export").content) == source
+
+
+def test_an_upload_over_the_cap_is_413_before_it_is_read(alice_client):
+    from backend.services.transfer import MAX_UPLOAD_BYTES
+
+    r = alice_client.post(
+        "/api/workspaces/personal/import",
+        content=iter([b"--x\r\n"]),
+        headers={
+            "Content-Type": "multipart/form-data; boundary=x",
+            "Content-Length": str(MAX_UPLOAD_BYTES + 1),
+        },
+    )
+    assert r.status_code == 413, r.text
+    assert f"{MAX_UPLOAD_BYTES:,}" in r.json()["detail"]
+    assert paths(alice_client, "personal") == []
