@@ -9,6 +9,9 @@ AMBIENT_OFF_HEADER = "X-Ambient-Off"  # "1": the user switched "this note" off (
 # the text it replaces are each kept as their own revision (no coalescing).
 CONFLICT_RESOLUTION_HEADER = "X-Conflict-Resolution"
 KEEP_MINE = "keep-mine"  # its one value
+# On a note's PUT: this save carries the proposal (its id) the page just applied in the live
+# editor, so the revision is the assistant's or the agent's; saves without it are the user's.
+APPLIED_PROPOSAL_HEADER = "X-Applied-Proposal"
 
 EDIT, PREVIEW, TODO, MINDMAP = "edit", "preview", "todo", "mindmap"
 VIEWS = (EDIT, PREVIEW, TODO, MINDMAP)  # an Inbox frame's views, in button order

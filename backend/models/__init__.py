@@ -196,6 +196,7 @@ from backend.models import (  # noqa: F401
     attachments,
     history,
     identities,
+    oauth,
     outside_agents,
     people,
     proposals,

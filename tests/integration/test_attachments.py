@@ -110,6 +110,12 @@ def test_bad_requests(alice_client):
         URL.format(ws="personal"), content=PNG, headers={"Content-Type": "image/png"}
     )
     assert not_a_form.status_code == 400
+    torn = alice_client.post(
+        URL.format(ws="personal"),
+        content=b"--other\r\nContent-Disposition: form-data; name=file\r\n\r\nsecret words",
+        headers={"Content-Type": "multipart/form-data; boundary=expected"},
+    )
+    assert torn.status_code == 400 and "secret" not in torn.text
     assert listed(alice_client) == []
     assert alice_client.get(URL.format(ws="personal") + "/nothing/here.png").status_code == 404
 

@@ -7,6 +7,7 @@ MAX_ATTACHMENT_BYTES, without reading the rest; nothing is written to disk on th
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -26,6 +27,9 @@ from backend.services.attachments import MAX_ATTACHMENT_BYTES
 from backend.services.documents import valid_path
 
 router = APIRouter(prefix="/api/workspaces/{ws}/attachments", tags=["attachments"])
+# python-multipart logs what it found instead of a boundary: bytes of the body. A malformed
+# form is answered 400 below; its bytes are never logged.
+logging.getLogger("python_multipart").setLevel(logging.CRITICAL)
 
 DEFAULT_FOLDER = "attachments"
 MAX_FIELD_BYTES = 16 * 1024  # the `path` field (a path is at most 4,096 UTF-8 bytes)

@@ -4,7 +4,7 @@
 and SHA-256; `attachments` gives them paths, unique per workspace by `path_sha256` like notes.
 
 Revision ID: 0011_attachments
-Revises: 0010_event_sequence
+Revises: 0011_oauth (written beside OAuth's migration; it follows it, so there is one head)
 Create Date: 2026-12-03
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_attachments"
-down_revision = "0010_event_sequence"
+down_revision = "0011_oauth"
 branch_labels = None
 depends_on = None
 

@@ -286,7 +286,9 @@ class InboxFrame(Frame):
         """Render the current view from the editor's text, read now (never kept)."""
         text = self.session.text()
         if self.view == "preview":
-            draw_preview(self.render_host, text, self.path, self.ctx.known_paths)
+            draw_preview(
+                self.render_host, text, self.path, self.ctx.known_paths, ws=self.session.ws
+            )
             spawn(self._fill_backlinks(self._generation, self.path))
         elif self.view == "todo":
             draw_todo(self.render_host, text, self.id, readonly=not self.session.writable)
