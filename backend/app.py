@@ -42,6 +42,7 @@ from backend.api.routes import (
     session,
     setup,
     tokens,
+    transfer,
     workspaces,
 )
 from backend.assistant.deliveries import purge_expired
@@ -215,6 +216,7 @@ def create_app(settings: Settings) -> FastAPI:
         account,
         admin,
         setup,
+        transfer,
         attachments,
     )
     for module in routers:

@@ -14,6 +14,7 @@ from backend.errors import DomainError
 
 CLI_FIELDS = ("host", "port", "data_dir", "database_url", "demo", "log_level")
 PEOPLE_COMMANDS = ("users", "workspaces")
+TRANSFER_COMMANDS = ("export", "import")  # SPEC §18, docs/import-export.md
 KEEP_ALIVE_SECONDS = 5  # an idle keep-alive connection is closed after this (uvicorn's own)
 
 
@@ -32,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ambient-notes [serve]",
         description="Run the Ambient Note Awareness server (from a checkout: python serve.py). "
-        "Accounts and workspaces: ambient-notes users --help, ambient-notes workspaces --help.",
+        "Accounts and workspaces: ambient-notes users --help, ambient-notes workspaces --help. "
+        "Notes in and out: ambient-notes export --help, ambient-notes import --help.",
         epilog=settings_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] and argv[0] in PEOPLE_COMMANDS:
         return run_people_command(argv)
+    if argv[:1] and argv[0] in TRANSFER_COMMANDS:
+        return run_transfer_command(argv)
     try:
         settings = settings_from_args(argv)
         settings.check_secure()
@@ -260,6 +264,165 @@ def _people_command(args: argparse.Namespace, settings: Settings) -> None:
 
 
 CLI_ACTOR = "(command line)"
+
+
+# --- export and import (SPEC §18) ---------------------------------------------------------
+
+
+def build_transfer_parser() -> argparse.ArgumentParser:
+    from backend.services.transfer import ON_CONFLICT
+
+    fields = Settings.model_fields
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, help=fields["data_dir"].description)
+    common.add_argument("--database-url", help=fields["database_url"].description)
+    parser = argparse.ArgumentParser(
+        prog="ambient-notes",
+        description="Export a workspace's notes as a zip, or import a zip of notes, on the "
+        "database `serve` uses (docs/import-export.md).",
+    )
+    verbs = parser.add_subparsers(dest="group", required=True)
+    export = verbs.add_parser("export", parents=[common], help="write a workspace as a zip")
+    export.add_argument("workspace", help="the workspace id")
+    export.add_argument("file", type=Path, help="the zip to write")
+    export.add_argument("--folder", help="only the notes in this folder")
+    imp = verbs.add_parser("import", parents=[common], help="import a zip into a workspace")
+    imp.add_argument("workspace", help="the workspace id")
+    imp.add_argument("file", type=Path, help="the zip to read")
+    imp.add_argument(
+        "--on-conflict",
+        choices=ON_CONFLICT,
+        default="skip",
+        help="when a note exists at an entry's path (default: skip)",
+    )
+    imp.add_argument(
+        "--as",
+        dest="as_user",
+        metavar="USER",
+        help="the editor or owner the notes are saved for (default: the workspace's first owner)",
+    )
+    return parser
+
+
+def run_transfer_command(argv: list[str]) -> int:
+    """`export WS FILE` / `import WS FILE`: 0 on success, else 1 (2 for bad usage or settings)
+    with one plain line on stderr."""
+    args = build_transfer_parser().parse_args(argv)
+    overrides = {
+        name: getattr(args, name)
+        for name in ("data_dir", "database_url")
+        if getattr(args, name, None) is not None
+    }
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        print(f"Invalid settings: {exc.errors()[0]['msg']}", file=sys.stderr)
+        return 2
+    try:
+        _transfer_command(args, settings)
+    except CommandError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except DomainError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"Cannot use {exc.filename or args.file}: {exc.strerror}.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _transfer_command(args: argparse.Namespace, settings: Settings) -> None:
+    from sqlalchemy import select
+
+    from backend.db import build_engine, build_sessionmaker
+    from backend.logging import configure_logging
+    from backend.migrations import upgrade_to_head
+    from backend.models import Membership, User, Workspace
+    from backend.services import transfer, workspaces
+    from backend.services.documents import follow_commits
+    from backend.services.source import Source
+
+    configure_logging(settings.log_level)
+    engine = build_engine(settings.resolved_database_url())
+    try:
+        upgrade_to_head(engine)
+        maker = build_sessionmaker(engine)
+        follow_commits(maker)
+        with maker() as db:
+            if db.get(Workspace, args.workspace) is None:
+                raise CommandError(f"There is no workspace {args.workspace}.")
+            if args.group == "export":
+                folder = None
+                if args.folder is not None:
+                    from ambient.paths import PathError, normalize_folder
+
+                    try:
+                        folder = normalize_folder(args.folder)
+                    except PathError as exc:
+                        raise CommandError(str(exc)) from None
+                listing = transfer.export_list(db, workspace_id=args.workspace, folder=folder)
+                partial = args.file.with_name(args.file.name + ".part")
+                with partial.open("wb") as out:
+                    for chunk in transfer.export_chunks(
+                        maker, workspace_id=args.workspace, listing=listing
+                    ):
+                        out.write(chunk)
+                partial.replace(args.file)
+                print(
+                    f"Exported {listing.notes} notes and {listing.attachments} "
+                    f"attachments of {args.workspace} to {args.file}."
+                )
+                return
+            if args.as_user is not None:
+                user = db.scalar(select(User).where(User.username == args.as_user))
+                if user is None:
+                    raise CommandError(f"There is no user {args.as_user}.")
+                role = workspaces.role_of(db, user_id=user.id, workspace_id=args.workspace)
+                if not workspaces.allows(role, workspaces.EDITOR):
+                    raise CommandError(
+                        f"{args.as_user} is not an editor or owner of {args.workspace}."
+                    )
+            else:
+                user = db.scalar(
+                    select(User)
+                    .join(Membership, Membership.user_id == User.id)
+                    .where(
+                        Membership.workspace_id == args.workspace,
+                        Membership.role == workspaces.OWNER,
+                    )
+                    .order_by(User.id)
+                    .limit(1)
+                )
+                if user is None:
+                    raise CommandError(f"{args.workspace} has no owner: name a user with --as.")
+            user_id, name = user.id, transfer.zip_name(args.file.name)
+            db.rollback()
+            with args.file.open("rb") as file:
+                report = transfer.import_zip(
+                    db,
+                    workspace_id=args.workspace,
+                    file=file,
+                    source=Source.imported(user_id, name),
+                    on_conflict=args.on_conflict,
+                    max_note_bytes=settings.max_note_bytes,
+                )
+            print(
+                f"Imported {len(report.imported)} files into {args.workspace}; "
+                f"renamed {len(report.renamed)}, replaced {len(report.replaced)}, "
+                f"skipped {len(report.skipped)}, ignored {len(report.ignored)}."
+            )
+            for label, items in (
+                ("skipped", report.skipped),
+                ("replaced", report.replaced),
+                ("ignored", report.ignored),
+            ):
+                for item in items:
+                    print(f"{label}\t{item}")
+            for pair in report.renamed:
+                print(f"renamed\t{pair['from']}\t{pair['to']}")
+    finally:
+        engine.dispose()
 
 
 if __name__ == "__main__":

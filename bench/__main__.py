@@ -17,6 +17,7 @@ from bench import (
     people_bench,
     report,
     search_bench,
+    transfer_bench,
 )
 from bench.plan import PLANS
 
@@ -29,6 +30,7 @@ SERVER = {
     "live-streams": live_bench.live_streams,
     "history": history_bench.history,
     "people": people_bench.people,
+    "transfer": transfer_bench.transfer,
 }
 BROWSER = (
     "cold-start",

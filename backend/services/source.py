@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["page", "assistant", "agent"]
+Kind = Literal["page", "assistant", "agent", "import"]
 # edit: a save; create: the first save; restore: a revision saved again (§15); move, delete.
 Action = Literal["edit", "create", "restore", "move", "delete"]
 
@@ -13,8 +13,9 @@ Action = Literal["edit", "create", "restore", "move", "delete"]
 @dataclass(frozen=True, slots=True)
 class Source:
     """`kind` page (the signed-in user through the documents API), assistant (an applied
-    proposal) or agent (a personal access token; `name` is the token's name); `user_id` is the
-    user on whose behalf it happened (None for the demo seed)."""
+    proposal), agent (a personal access token; `name` is the token's name) or import (a zip
+    imported, SPEC §18; `name` is the zip's file name); `user_id` is the user on whose behalf
+    it happened (None for the demo seed)."""
 
     kind: Kind
     user_id: int | None
@@ -32,6 +33,10 @@ class Source:
     @classmethod
     def agent(cls, user_id: int, *, name: str) -> Source:
         return cls("agent", user_id, name, "edit")
+
+    @classmethod
+    def imported(cls, user_id: int | None, name: str) -> Source:
+        return cls("import", user_id, name, "create")
 
     def as_action(self, action: Action) -> Source:
         return Source(self.kind, self.user_id, self.name, action)

@@ -9,7 +9,9 @@ own agent's credential: it opens /mcp only, so every REST route answers it as si
 
 from __future__ import annotations
 
+import io
 import itertools
+import zipfile
 
 import pytest
 from conftest import open_db, sign_in
@@ -116,7 +118,21 @@ def _calls(world: World, ws: str, name: str):
         "first-run setup": lambda c: c.post(
             "/api/setup", json={"username": "zed", "password": PASSWORD, "code": "AAAA-AAAA-AAAA"}
         ),
+        "export the workspace": lambda c: c.get(f"/api/workspaces/{ws}/export"),
+        "import a zip": lambda c: c.post(
+            f"/api/workspaces/{ws}/import", files={"file": ("v.zip", _ZIP, "application/zip")}
+        ),
     }
+
+
+def _zip() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("imported.md", b"# imported\n")
+    return buf.getvalue()
+
+
+_ZIP = _zip()
 
 
 U, F, NF = 401, 403, 404
@@ -142,6 +158,8 @@ EXPECTED = {
     "create a user": (201, F, F, F, U, U, U),
     "disable a user": (200, F, F, F, U, U, U),
     "first-run setup": (NF, NF, NF, NF, NF, NF, NF),
+    "export the workspace": (200, 200, 200, F, U, U, U),  # SPEC §18: readers export
+    "import a zip": (200, 200, F, F, U, U, U),
 }
 
 
@@ -161,3 +179,4 @@ def test_people_and_workspaces_authorisation(app, subtests, endpoint):
                 assert {m["username"]: m["role"] for m in members}["frank"] == "editor"
                 listed = {w["id"]: w["name"] for w in owner.get("/api/workspaces").json()}
                 assert listed[ws] == name
+                assert owner.get(f"/api/workspaces/{ws}/documents").json() == []

@@ -130,7 +130,7 @@ def test_the_version_is_spelled_once_in_pyproject():
 # The page's rooms by feature, lowest first: a room imports the page's base modules (the
 # top-level ones but the two below) and rooms below it, never one above it. `shell` and
 # `boot` compose the rooms; only boot imports shell, and nothing imports boot.
-PAGE_ROOMS = ["live", "notes", "chat", "agents", "frames", "people"]
+PAGE_ROOMS = ["live", "notes", "chat", "agents", "frames", "people", "transfer"]
 PAGE_COMPOSERS = {"shell", "boot"}
 
 

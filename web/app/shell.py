@@ -29,6 +29,7 @@ from app.people.welcome import (
     show_setup,
 )
 from app.people.workspaces import new_workspace_button
+from app.transfer.transfer import transfer_bar
 
 SWITCH_FLUSH_SECONDS = 5.0
 FRAME_BUTTONS = tuple((kind, frame.title) for kind, frame in KINDS.items())
@@ -327,6 +328,7 @@ class Shell:
         self.layouts = LayoutStore(ctx, self.frameset)
         self.search = SearchPanel(ctx, nav, self.listeners)
         self.notes = NoteList(ctx, nav, self.listeners)
+        nav.append(transfer_bar(ctx, self))  # export and import, at the list's foot (§18)
         self.quick_open = QuickOpen(ctx, self.root)
         self.escape_handlers.extend(
             [self.quick_open.close, self.notes.close_prompts, self.search.close]

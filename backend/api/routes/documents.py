@@ -172,8 +172,11 @@ def move_document(
 
 
 class RevisionSource(BaseModel):
-    kind: str = Field(description="page, assistant or agent.")
-    name: str | None = Field(description="The token's name for an agent; null otherwise.")
+    kind: str = Field(description="page, assistant, agent or import.")
+    name: str | None = Field(
+        description="The token's name for an agent, the zip's file name for an import; null "
+        "otherwise."
+    )
 
 
 class RevisionInfo(_Camel):

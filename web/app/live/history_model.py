@@ -21,7 +21,7 @@ class Revision:
     """One row of the list: its number, the source kind, and the words shown."""
 
     revision: str
-    source: str  # page, assistant or agent (`data-source`)
+    source: str  # page, assistant, agent or import (`data-source`)
     who: str
     what: str
     saved_at: str
@@ -36,6 +36,9 @@ def who(entry: dict) -> str:
         return "the assistant"
     if kind == "agent":
         return f"the agent “{name}”" if name else "an agent"
+    if kind == "import":  # SPEC §18: a zip imported by a member
+        by = "you" if entry.get("byYou") or entry.get("by_you") else entry.get("user") or "a member"
+        return f"{by}, importing “{name}”" if name else f"{by}, importing a zip"
     if entry.get("byYou") or entry.get("by_you"):
         return "you"
     user = entry.get("user")

@@ -1,0 +1,114 @@
+"""Import and export through the page (SPEC §18): a zip chosen in the import dialog is sent
+with a progress bar and reported; a refused one says which entry; the Export link downloads
+the workspace and its bytes are the notes' bytes."""
+
+from __future__ import annotations
+
+import io
+import os
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from e2e.conftest import wait_ready
+from support.servers import Server
+
+
+def _zip(path: Path, entries: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return path
+
+
+def _entries(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def test_import_a_zip_with_progress_and_report_then_export_it(
+    alice: Page, server: Server, tmp_path: Path
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    notes = {
+        f"imp-{tag}/plain.md": b"# plain\n",
+        f"imp-{tag}/crlf.md": b"---\r\ntitle: x\r\n---\r\nbody\r\n",
+        f"imp-{tag}/\u65e5\u672c\u8a9e.md": "\u672c\u6587\n".encode(),
+        # Filler, so the upload takes more than one progress event.
+        f"imp-{tag}/big.md": os.urandom(450_000).hex().encode(),
+    }
+    picture = b"\x89PNG\r\n\x1a\n" + os.urandom(3000)
+    vault = _zip(
+        tmp_path / "vault.zip",
+        {**notes, f"imp-{tag}/pic.png": picture, ".obsidian/app.json": b"{}"},
+    )
+
+    alice.get_by_test_id("import-open").click()
+    dialog = alice.get_by_test_id("import-dialog")
+    expect(dialog).to_be_visible()
+    dialog.get_by_test_id("import-file").set_input_files(str(vault))
+    dialog.get_by_test_id("import-submit").click()
+    report = dialog.get_by_test_id("import-report")
+    expect(report).to_contain_text("Imported 5 files; renamed 0, replaced 0, skipped 0, ignored 1.")
+    expect(report).to_contain_text(".obsidian/app.json")
+    progress = dialog.get_by_test_id("import-progress")
+    expect(progress).to_be_visible()
+    expect(progress).to_have_js_property("value", 1)
+    # The list shows them (the import's events reach this window as any save does).
+    dialog.get_by_test_id("import-dialog-close").click()
+    expect(alice.locator(f"[data-testid=note-link][data-path='imp-{tag}/crlf.md']")).to_have_count(
+        1
+    )
+
+    # The same zip again, renaming: every path is taken.
+    alice.get_by_test_id("import-open").click()
+    dialog.get_by_test_id("import-file").set_input_files(str(vault))
+    dialog.get_by_test_id("import-conflict").select_option("rename")
+    dialog.get_by_test_id("import-submit").click()
+    expect(report).to_contain_text("Imported 0 files; renamed 4, replaced 0, skipped 1")
+    expect(report).to_contain_text(f"imp-{tag}/plain.md → imp-{tag}/plain-1.md")
+
+    # A hostile zip: refused whole, the entry named, nothing imported.
+    bad = _zip(tmp_path / "bad.zip", {f"imp-{tag}/fine.md": b"x", "../evil.md": b"y"})
+    dialog.get_by_test_id("import-file").set_input_files(str(bad))
+    dialog.get_by_test_id("import-submit").click()
+    expect(report).to_contain_text('The entry "../evil.md"')
+    expect(report).to_contain_text("nothing was imported")
+    listing = alice.request.get(f"{server.url}/api/workspaces/personal/documents").json()
+    assert f"imp-{tag}/fine.md" not in {d["path"] for d in listing}
+    dialog.get_by_test_id("import-dialog-close").click()
+
+    with alice.expect_download() as download_info:
+        alice.get_by_test_id("export-workspace").click()
+    download = download_info.value
+    assert download.suggested_filename == "personal.zip"
+    exported = _entries(Path(download.path()).read_bytes())
+    assert {p: exported[p] for p in notes} == notes
+    assert exported[f"imp-{tag}/plain-1.md"] == notes[f"imp-{tag}/plain.md"]
+    assert exported[f"imp-{tag}/pic.png"] == picture  # attachments go out with the notes
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 768), (390, 844)], ids=str)
+def test_the_controls_are_reachable(browser, server: Server, size) -> None:
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        wait_ready(page)
+        page.get_by_test_id("login-username").fill("alice")
+        page.get_by_test_id("login-password").fill("alice")
+        page.get_by_test_id("login-submit").click()
+        expect(page.get_by_test_id("workspace-select")).to_be_visible()
+        for test_id in ("export-workspace", "import-open"):
+            control = page.get_by_test_id(test_id)
+            expect(control).to_be_visible()
+            expect(control).to_be_in_viewport()
+        page.get_by_test_id("import-open").click()
+        expect(page.get_by_test_id("import-file")).to_be_visible()
+        expect(page.get_by_test_id("import-submit")).to_be_in_viewport()
+    finally:
+        context.close()

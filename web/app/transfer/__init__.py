@@ -1,0 +1,1 @@
+"""Notes in and out (SPEC §18): the export link and the import dialog."""
