@@ -40,6 +40,7 @@ from backend.api.routes import (
     session,
     setup,
     tokens,
+    trash,
     workspaces,
 )
 from backend.assistant.deliveries import purge_expired
@@ -192,6 +193,7 @@ def create_app(settings: Settings) -> FastAPI:
         workspaces,
         invitations,
         documents,
+        trash,
         search,
         key_sessions,
         assistant,
