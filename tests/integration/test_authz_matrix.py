@@ -298,6 +298,17 @@ def _trash_restore(w, c, kind):
     return c.post("/api/workspaces/personal/trash/restore", json={"path": path}), url
 
 
+def _folder_move(w, c, kind):
+    w._n += 1
+    put_note(w.alice, "personal", f"f{w._n}/x.md", NOTE)
+    url = f"/api/workspaces/personal/documents/f{w._n}/x.md"
+    response = c.post(
+        "/api/workspaces/personal/folders/move", json={"from": f"f{w._n}", "to": f"g{w._n}"}
+    )
+    assert (w.text(url) == NOTE) is (kind != "member")
+    return response, None
+
+
 def _events(w, c, kind):
     # The stream is endless by design; a short life lets the member's call return here.
     w.app.state.settings.events_max_stream_seconds = 0.3
@@ -464,6 +475,7 @@ ROUTES = {
     ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (_restore, MEMBER),
     ("GET", "/api/workspaces/{ws}/events"): (_events, MEMBER),
     ("GET", "/api/workspaces/{ws}/trash"): (_trash, MEMBER),
+    ("POST", "/api/workspaces/{ws}/folders/move"): (_folder_move, MEMBER),
     ("POST", "/api/workspaces/{ws}/trash/restore"): (_trash_restore, {**MEMBER, "member": 201}),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"): (
@@ -738,6 +750,11 @@ def _writes(w: World):
             "POST",
             "/api/workspaces/personal/trash/restore",
             {"json": {"path": "m/base.md", "to": "m/stolen.md"}},
+        ),
+        ("POST", "/api/workspaces/{ws}/folders/move"): (
+            "POST",
+            "/api/workspaces/personal/folders/move",
+            {"json": {"from": "m", "to": "stolen"}},
         ),
         ("POST", "/api/workspaces/{ws}/key-sessions"): (
             "POST",

@@ -262,3 +262,82 @@ def test_members_list_the_trash_editors_restore(app, alice_client, bob_client, c
     assert client.get(TRASH.format(ws="team")).status_code == 401
     assert restore(client, ws="team", path="t.md").status_code == 401
     assert restore(alice_client, ws="team", path="t.md").status_code == 201
+
+
+# -- moving a folder ---------------------------------------------------------------------------
+
+FOLDERS = "/api/workspaces/{ws}/folders/move"
+
+
+def move_folder(client, ws: str = "personal", **body):
+    return client.post(FOLDERS.format(ws=ws), json=body)
+
+
+def test_a_folder_move_moves_its_notes_and_the_links_follow_once(app, alice_client):
+    put(alice_client, "p/plan.md", "See [notes](notes.md) and [[trip]].\n")
+    put(alice_client, "p/notes.md", "Back to [[plan]] and [top](../top.md).\n")
+    put(alice_client, "p/sub/deep.md", "[up](../plan.md)\n")
+    put(alice_client, "top.md", "[[p/plan]] and [n](p/notes.md) and [p](pp/x.md)\n")
+    put(alice_client, "trip.md", "no links\n")
+    put(alice_client, "pp/x.md", "not in p/\n")
+    inside = revisions(alice_client, "p/plan.md")[0]["revision"]
+    seq = last_seq(app)
+    r = move_folder(alice_client, **{"from": "p", "to": "archive/2026/p"})
+    assert r.status_code == 200, r.text
+    assert r.json()["moved"] == [
+        {"from": "p/notes.md", "to": "archive/2026/p/notes.md"},
+        {"from": "p/plan.md", "to": "archive/2026/p/plan.md"},
+        {"from": "p/sub/deep.md", "to": "archive/2026/p/sub/deep.md"},
+    ]
+    assert r.json()["linksUpdated"] == ["archive/2026/p/notes.md", "top.md"]
+    assert read(alice_client, "top.md") == (
+        "[[archive/2026/p/plan]] and [n](archive/2026/p/notes.md) and [p](pp/x.md)\n"
+    )
+    assert read(alice_client, "archive/2026/p/notes.md") == (
+        "Back to [[plan]] and [top](../../../top.md).\n"
+    )
+    # Links between notes that moved together still lead there: left as written.
+    assert read(alice_client, "archive/2026/p/plan.md") == "See [notes](notes.md) and [[trip]].\n"
+    assert revisions(alice_client, "archive/2026/p/plan.md")[0]["revision"] == inside + 1
+    assert read(alice_client, "pp/x.md") == "not in p/\n"
+    kinds = [kind for kind, _ in events_after(app, seq)]
+    assert kinds == ["moved"] * 3 + ["saved"] * 2
+
+
+def test_a_folder_move_onto_a_taken_path_moves_nothing(app, alice_client):
+    put(alice_client, "a/one.md", "1")
+    put(alice_client, "a/two.md", "2")
+    put(alice_client, "b/two.md", "taken")
+    seq = last_seq(app)
+    r = move_folder(alice_client, **{"from": "a/", "to": "b"})
+    assert r.status_code == 409, r.text
+    assert read(alice_client, "a/one.md") == "1" and read(alice_client, "b/two.md") == "taken"
+    assert events_after(app, seq) == []
+
+
+def test_folder_move_errors_and_roles(app, alice_client, bob_client):
+    put(alice_client, "a/one.md", "[[one]]")
+    assert move_folder(alice_client, **{"from": "a", "to": "a/in"}).status_code == 400
+    assert move_folder(alice_client, **{"from": "", "to": "x"}).status_code == 400
+    assert move_folder(alice_client, **{"from": "nothing", "to": "x"}).status_code == 404
+    assert move_folder(alice_client, **{"from": "a", "to": "../x"}).status_code == 400
+    assert (
+        move_folder(alice_client, **{"from": "a", "to": "x", "updateLinks": "no"}).status_code
+        == 422
+    )
+    assert move_folder(alice_client, to="x").status_code == 422
+    assert move_folder(bob_client, **{"from": "a", "to": "x"}).status_code == 403
+    put(alice_client, "t/n.md", "n", ws="team")
+    with open_db(app) as db:  # bob reads team
+        bob = db.scalar(select(User.id).where(User.username == "bob"))
+        db.execute(
+            update(Membership)
+            .where(Membership.user_id == bob, Membership.workspace_id == "team")
+            .values(role=workspaces.READER)
+        )
+        db.commit()
+    assert move_folder(bob_client, ws="team", **{"from": "t", "to": "u"}).status_code == 403
+    assert read(alice_client, "t/n.md", ws="team") == "n"
+    r = move_folder(alice_client, **{"from": "a", "to": "", "updateLinks": False})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"moved": [{"from": "a/one.md", "to": "one.md"}], "linksUpdated": []}
