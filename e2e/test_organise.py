@@ -115,6 +115,16 @@ def test_new_folder_and_dragging_a_note_onto_it(alice: Page, server: Server) -> 
     expect(note_link(alice, f"org-{tag}/box/loose.md")).to_be_visible()
     expect(note_link(alice, loose)).to_have_count(0)
     assert saved_text(alice, server.url, WS, f"org-{tag}/box/loose.md") == "# Loose\n"
+    # A folder dragged onto another moves with its notes; the links to them follow.
+    put_note(alice, server.url, WS, f"org-{tag}/shelf/keep.md", "# Keep\n")
+    put_note(alice, server.url, WS, f"org-{tag}/index.md", "[l](box/loose.md)\n")
+    reload_list(alice)
+    box = alice.locator(f"[data-testid=note-folder][data-folder='org-{tag}/box/']")
+    shelf = alice.locator(f"[data-testid=note-folder][data-folder='org-{tag}/shelf/']")
+    box.drag_to(shelf)
+    expect(note_link(alice, f"org-{tag}/shelf/box/loose.md")).to_be_visible()
+    expect(box).to_have_count(0)
+    assert saved_text(alice, server.url, WS, f"org-{tag}/index.md") == "[l](shelf/box/loose.md)\n"
 
 
 def test_moving_a_note_from_the_keyboard(alice: Page, server: Server) -> None:

@@ -9,6 +9,7 @@ from app.notes.tree_model import (
     clean_new_path,
     copy_path,
     drop_folder,
+    folder_moved_into,
     folder_span,
     moved_into,
     name_span,
@@ -179,3 +180,11 @@ def test_move_to_selects_the_folder_part_and_shift_f2_asks_for_it() -> None:
     assert folder_span("a/b/plan.md") == (0, 4)
     assert folder_span("plan.md") == (0, 0)
     assert tree_key(_items(), "todo.md", "F2", shift=True).action == "move"
+
+
+def test_a_folder_dropped_in_a_folder_keeps_its_name_and_never_enters_itself() -> None:
+    assert folder_moved_into("a/b/", "") == "b/"
+    assert folder_moved_into("b/", "archive/") == "archive/b/"
+    assert folder_moved_into("a/b/", "a/") is None  # where it is already
+    assert folder_moved_into("a/", "a/b/") is None  # inside itself
+    assert folder_moved_into("a/", "a/") is None

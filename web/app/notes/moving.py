@@ -7,9 +7,9 @@ forgets an empty one. A drop moves the note with the same call as Rename, links 
 
 from __future__ import annotations
 
-from app.api_model import describe
+from app.api_model import describe, workspace_url
 from app.dom import h, spawn
-from app.notes.tree_model import clean_folder, drop_folder, moved_into
+from app.notes.tree_model import clean_folder, drop_folder, folder_moved_into, moved_into
 
 NOTE_TYPE = "application/x-ambient-note"  # what a dragged row carries: its path
 
@@ -86,8 +86,9 @@ class NewFolder:
 
 
 class DragMove:
-    """HTML5 drag and drop in the tree: a note row dropped on a folder row (or on a note in
-    it) moves into that folder; dropped on the list's empty space, to the top."""
+    """HTML5 drag and drop in the tree: a note (or folder) row dropped on a folder row (or on
+    a note in it) moves into that folder; dropped on the list's empty space, to the top. A
+    folder moves with all its notes in one request (`POST …/folders/move`)."""
 
     def __init__(self, notes, listeners) -> None:
         self.notes = notes
@@ -101,10 +102,10 @@ class DragMove:
         listeners.on(tree, "dragend", self._end)
 
     def _start(self, event) -> None:
-        row = event.target.closest("[data-action=open]") if event.target.closest else None
+        row = event.target.closest("[role=treeitem]") if event.target.closest else None
         if row is None or not self.notes.ctx.can_edit:
             return
-        self.dragging = str(row.dataset.path)
+        self.dragging = str(row.dataset.key)  # a note's path, or a folder's ending in "/"
         event.dataTransfer.setData(NOTE_TYPE, self.dragging)
         event.dataTransfer.setData("text/plain", self.dragging)
         event.dataTransfer.effectAllowed = "move"
@@ -120,7 +121,10 @@ class DragMove:
             folder, mark = str(row.dataset.folder), row
         else:
             folder, mark = drop_folder("note", str(row.dataset.key)), row
-        if moved_into(self.dragging, folder) == self.dragging:
+        if self.dragging.endswith("/"):
+            if folder_moved_into(self.dragging, folder) is None:
+                return None
+        elif moved_into(self.dragging, folder) == self.dragging:
             return None
         return folder, mark
 
@@ -147,7 +151,10 @@ class DragMove:
         if found is None or path is None:
             return
         event.preventDefault()
-        spawn(self._move(path, moved_into(path, found[0])))
+        if path.endswith("/"):
+            spawn(self._move_folder(path, folder_moved_into(path, found[0]) or path))
+        else:
+            spawn(self._move(path, moved_into(path, found[0])))
 
     def _end(self, event) -> None:
         self._mark(None)
@@ -161,3 +168,20 @@ class DragMove:
             return
         self.notes.say(f"Moved {old} to {new}.")
         await self.notes.load()
+
+    async def _move_folder(self, old: str, new: str) -> None:
+        notes, ws = self.notes, self.notes.ctx.workspace_id
+        if not await notes.ctx.flush_all():
+            notes.say(f"Notes in {old} have unsaved changes; wait until they say Saved.")
+            return
+        try:
+            await notes.ctx.api.ok(
+                "POST", f"{workspace_url(ws)}/folders/move", data={"from": old, "to": new}
+            )
+        except Exception as exc:  # noqa: BLE001 - shown in the list, in words
+            notes.say(f"Could not move {old}: {describe(exc)}")
+            return
+        # The frames showing its notes follow through the live stream's `moved` events.
+        notes.collapsed.discard(new)
+        notes.say(f"Moved {old} to {new}.")
+        notes.ctx.documents_changed()

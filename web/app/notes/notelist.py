@@ -205,6 +205,7 @@ class NoteList:
                     "tabindex": "-1",
                     "data-testid": "note-folder",
                     "data-folder": child.path,
+                    "draggable": "true" if self.ctx.can_edit else None,
                     "data-key": child.path,
                     "aria-expanded": "true" if expanded else "false",
                     "aria-level": level,

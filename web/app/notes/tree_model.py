@@ -99,6 +99,15 @@ def moved_into(path: str, folder: str) -> str:
     return folder + posixpath.basename(path)
 
 
+def folder_moved_into(folder: str, target: str) -> str | None:
+    """Where folder `folder` ("a/b/") goes when dropped in `target` ("" is the top): the same
+    name under it; None when that changes nothing or would put it inside itself."""
+    new = target + posixpath.basename(folder.rstrip("/")) + "/"
+    if new == folder or target.startswith(folder):
+        return None
+    return new
+
+
 def drop_folder(kind: str, key: str) -> str:
     """The folder a drop on a row means: the folder itself, or the folder holding the note."""
     if kind == "folder":
