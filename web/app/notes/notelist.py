@@ -551,7 +551,7 @@ class NoteList:
         form = event.target
         old = form.dataset.path
         problem = form.querySelector(".problem")
-        links = form.querySelector("[data-testid=rename-update-links]")
+        links = form.querySelector("input[type=checkbox]")  # "Update links to it"
         try:
             new = clean_new_path(form.querySelector("input").value)
             if new != old:
