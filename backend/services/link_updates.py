@@ -11,6 +11,7 @@ is (the move itself has already happened).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
@@ -26,6 +27,20 @@ _BATCH = 50
 _TRIES = 3
 
 
+@dataclass(frozen=True)
+class _Move:
+    """What every note's rewrite needs: the moves both ways, the paths before and after."""
+
+    workspace_id: str
+    moves: dict[str, str]
+    inverse: dict[str, str]
+    before: Paths
+    after: Paths
+    source: Source
+    max_bytes: int
+    now: datetime | None
+
+
 def update_links(
     db: Session,
     *,
@@ -37,12 +52,20 @@ def update_links(
 ) -> list[str]:
     """Rewrite the links that `moves` (old path → new path, already moved) change, in every
     note of the workspace; answers the paths of the notes saved again, sorted."""
-    source = source.as_action("links")
     listed = documents.list_documents(db, workspace_id=workspace_id)
     ids = [d.id for d in listed]
     inverse = {new: old for old, new in moves.items()}
     after = Paths(d.path for d in listed)
-    before = Paths(inverse.get(p, p) for p in after.known)
+    move = _Move(
+        workspace_id=workspace_id,
+        moves=moves,
+        inverse=inverse,
+        before=Paths(inverse.get(p, p) for p in after.known),
+        after=after,
+        source=source.as_action("links"),
+        max_bytes=max_bytes,
+        now=now,
+    )
     db.rollback()
     updated: list[str] = []
     for chunk in range(0, len(ids), _BATCH):
@@ -57,66 +80,41 @@ def update_links(
                 mentions(text, old) or mentions(text, new) for old, new in moves.items()
             ):
                 continue
-            if _follow(
-                db,
-                workspace_id,
-                path,
-                revision,
-                text,
-                inverse,
-                moves,
-                before,
-                after,
-                source,
-                max_bytes,
-                now,
-            ):
+            if _follow(db, move, path, revision, text):
                 updated.append(path)
     return sorted(updated)
 
 
-def _follow(
-    db: Session,
-    workspace_id: str,
-    path: str,
-    revision: int,
-    text: str,
-    inverse: dict[str, str],
-    moves: dict[str, str],
-    before: Paths,
-    after: Paths,
-    source: Source,
-    max_bytes: int,
-    now: datetime | None,
-) -> bool:
-    """Save the note at `path` with its links rewritten; whether it was."""
+def _follow(db: Session, move: _Move, path: str, revision: int, text: str) -> bool:
+    """Save the note at `path` (read at `revision` as `text`) with its links rewritten;
+    whether it was."""
     for _ in range(_TRIES):
         fresh = rewrite(
             text,
-            note_before=inverse.get(path, path),
-            moves=moves,
-            paths_before=before.known,
-            before=before,
-            after=after,
+            note_before=move.inverse.get(path, path),
+            moves=move.moves,
+            paths_before=move.before.known,
+            before=move.before,
+            after=move.after,
         )
         if fresh == text:
             return False
         try:
             documents.save_document(
                 db,
-                workspace_id=workspace_id,
+                workspace_id=move.workspace_id,
                 path=path,
                 content=fresh,
-                max_bytes=max_bytes,
-                source=source,
+                max_bytes=move.max_bytes,
+                source=move.source,
                 if_match=revision,
-                now=now,
+                now=move.now,
             )
             return True
         except TooLarge:
             return False  # the longer links would push it past the limit: left as it was
         except Conflict:
-            doc = documents.find_document(db, workspace_id=workspace_id, path=path)
+            doc = documents.find_document(db, workspace_id=move.workspace_id, path=path)
             if doc is None:
                 db.rollback()
                 return False
