@@ -9,6 +9,9 @@ AMBIENT_OFF_HEADER = "X-Ambient-Off"  # "1": the user switched "this note" off (
 # the text it replaces are each kept as their own revision (no coalescing).
 CONFLICT_RESOLUTION_HEADER = "X-Conflict-Resolution"
 KEEP_MINE = "keep-mine"  # its one value
+# On a note's PUT: this save carries the proposal (its id) the page just applied in the live
+# editor, so the revision is the assistant's or the agent's; saves without it are the user's.
+APPLIED_PROPOSAL_HEADER = "X-Applied-Proposal"
 
 EDIT, PREVIEW, TODO, MINDMAP = "edit", "preview", "todo", "mindmap"
 VIEWS = (EDIT, PREVIEW, TODO, MINDMAP)  # an Inbox frame's views, in button order
@@ -17,3 +20,14 @@ INBOX, ASSISTANT, FILES = "inbox", "assistant", "files"
 FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order
 
 MAX_NOTE_BYTES = 1_048_576  # a note's largest UTF-8 size (the default note limit, 413 past it)
+MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # an attachment's largest size (413 past it, SPEC §18)
+# The files a workspace keeps as attachments (SPEC §18): extension -> the type it is served as.
+ATTACHMENT_TYPES = {
+    "png": "image/png",
+    "jpg": "image/jpeg",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "webp": "image/webp",
+    "svg": "image/svg+xml",
+    "pdf": "application/pdf",
+}

@@ -8,6 +8,7 @@ import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from backend.api.routes import (
     admin,
     agent_proposals,
     assistant,
+    attachments,
     conversations,
     documents,
     events,
@@ -56,8 +58,12 @@ from backend.limits.throttle import Throttle
 from backend.live import Hub
 from backend.logging import RequestLogMiddleware, configure_logging
 from backend.migrations import upgrade_to_head
+from backend.oauth import urls as oauth_urls
+from backend.oauth.routes import mount_oauth
+from backend.oauth.store import purge_idle_clients
 from backend.outside_agents.server import mount_mcp
 from backend.services import documents as documents_service
+from backend.services.attachments import purge_unreferenced
 from backend.services.caches import INFO_KEY as CACHES_INFO_KEY
 from backend.services.caches import Caches
 from backend.services.revisions import purge_deleted
@@ -76,13 +82,16 @@ def purge_at_start(maker: orm.sessionmaker[orm.Session]) -> None:
     now = utcnow()
     with maker() as db:
         purge_expired(db, now=now)
-    with maker() as db:
-        purge_deleted(db, now=now)
+    _purge_history(maker, now=now)
 
 
-def _purge_history(maker: orm.sessionmaker[orm.Session]) -> None:
+def _purge_history(maker: orm.sessionmaker[orm.Session], now: datetime | None = None) -> None:
     with maker() as db:
-        purge_deleted(db, now=utcnow())
+        purge_deleted(db, now=now or utcnow())
+    with maker() as db:  # OAuth clients unused for 30 days (SPEC §19)
+        purge_idle_clients(db, now=now or utcnow())
+    with maker() as db:  # attachments no note refers to for 30 days (SPEC §18)
+        purge_unreferenced(db, now=now or utcnow())
 
 
 async def _purge_history_periodically(maker: orm.sessionmaker[orm.Session]) -> None:
@@ -210,11 +219,13 @@ def create_app(settings: Settings) -> FastAPI:
         account,
         admin,
         setup,
+        attachments,
     )
     for module in routers:
         app.include_router(module.router)
     # /mcp for the user's own agents, under the same cross-origin rule
     app.state.mcp_sessions = mount_mcp(app, lambda scope: _same_origin(scope, settings))
+    mount_oauth(app)  # OAuth 2.1 for /mcp (SPEC §19): metadata, registration, consent, tokens
     mount_web(app, settings)
     return app
 
@@ -260,6 +271,7 @@ class SameOriginMiddleware:
         refused = (
             scope["type"] == "http"
             and scope["method"] not in SAFE_METHODS
+            and scope["path"] not in oauth_urls.COOKIELESS  # no cookie read: no CSRF there
             and not _same_origin(scope, self.settings)
         )
         if refused:

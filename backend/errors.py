@@ -54,6 +54,10 @@ class TooLarge(DomainError):
     """The body is larger than allowed."""
 
 
+class UnsupportedType(DomainError):
+    """A file of a type the route does not take (an attachment that is no image or PDF)."""
+
+
 class Unprocessable(DomainError):
     """Well-formed, but breaks a rule of the thing asked for (a username or password rule)."""
 
@@ -74,6 +78,7 @@ STATUS_BY_ERROR: dict[type[DomainError], int] = {
     Conflict: 409,
     PreconditionFailed: 412,
     TooLarge: 413,
+    UnsupportedType: 415,
     Unprocessable: 422,
     TooManyRequests: 429,
 }
@@ -93,6 +98,7 @@ _DESCRIPTIONS = {
     409: "Conflict (stale revision or target exists)",
     412: "Precondition failed (the note already exists)",
     413: "Body too large",
+    415: "Unsupported file type",
     422: "The request body or parameters are invalid",
     429: "Too many requests (throttled); see Retry-After",
 }

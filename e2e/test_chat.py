@@ -238,3 +238,38 @@ def test_stop_abandons_a_turn_in_flight_and_frees_the_composer(alice: Page):
         held[0].abort()
     send(alice, "hello again")  # the next send works normally
     expect(scope.get_by_test_id("assistant-message")).to_have_count(4)
+
+
+def test_a_line_link_belongs_to_the_note_the_tool_read(alice: Page):
+    """A task in todo.md that mentions projects/roadmap.md: its "(line N)" is todo.md's line."""
+    open_note(alice, "todo.md")
+    send(alice, "what are the open todos here?")
+    reply = replies(alice).last
+    task = reply.locator("li", has_text="projects/roadmap.md")
+    expect(task).to_have_count(1)
+    link = task.locator('[data-testid="chat-note-link"][data-line]')
+    expect(link).to_have_attribute("data-path", "todo.md")
+    line = int(link.get_attribute("data-line"))
+    link.click()
+    frame = inbox(alice, "todo.md")
+    editor = frame.locator(".cm-content")
+    expect(editor).to_be_focused()
+    assert editor.evaluate(CURSOR_LINE) == line
+    active_line = frame.locator(".cm-activeLine")
+    expect(active_line).to_contain_text("projects/roadmap.md")
+
+
+def test_a_chat_link_to_a_note_already_open_goes_to_its_frame(alice: Page):
+    open_note(alice, "todo.md")
+    open_note(alice, "welcome.md", new_frame=True)  # now the active frame shows another note
+    notes = alice.locator('[data-testid="frame"][data-frame-kind="inbox"]')
+    expect(notes).to_have_count(2)
+    send(alice, "what are the todos in todo.md?")
+    link = replies(alice).last.locator(
+        '[data-testid="chat-note-link"][data-path="todo.md"][data-line]'
+    )
+    link.first.click()
+    expect(notes).to_have_count(2)  # no second frame of todo.md
+    expect(inbox(alice, "todo.md")).to_have_count(1)
+    expect(inbox(alice, "todo.md")).to_have_attribute("data-active", "true")
+    expect(inbox(alice, "welcome.md")).to_have_count(1)  # the other frame kept its note

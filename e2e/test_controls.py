@@ -67,6 +67,8 @@ OWN = {
     "history-open": "test_history.py",
     "history-item": "test_history.py",
     "history-restore": "test_history.py",
+    # the Files frame's attachments (SPEC §18): e2e/test_attachments.py uploads and lists one
+    "attachment-file": "test_attachments.py",
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
 OTHERS = (

@@ -144,3 +144,31 @@ def test_the_proposal_card_shows_a_coloured_diff_gives_focus_back_and_notices_un
     wait_editor(frame, "# Errands!\n\n- [ ] buy milk")
     expect(card).to_have_attribute("data-undone", "true")
     expect(card.locator(".proposal-note")).to_contain_text("Undone")
+
+
+def test_keystrokes_typed_just_before_apply_stay_yours_and_only_the_edit_is_the_assistants(
+    alice: Page, server: Server
+) -> None:
+    """The save that carries an in-editor Apply names the proposal; the user's own keystrokes
+    (not saved yet when Apply was clicked, and typed after it) are the user's revisions."""
+    path = f"history/{uuid.uuid4().hex[:6]}.md"
+    frame = fresh_note(alice, server.url, path, NOTE)
+    send(alice, "add a todo: buy eggs")
+    card = frames(alice, "assistant").first.get_by_test_id("proposal").last
+    expect(card.get_by_test_id("proposal-apply")).to_be_visible()
+    type_at_line_end(frame, 1, " now")  # within the autosave's pause: not saved yet
+    card.get_by_test_id("proposal-apply").click()
+    expect(card).to_have_attribute("data-status", "applied")
+    applied = "# Errands now\n\n- [ ] buy milk\n- [ ] buy eggs\n"
+    wait_saved(alice, server.url, path, applied)
+    type_at_line_end(frame, 1, "!")
+    wait_saved(alice, server.url, path, applied.replace("now", "now!"))
+
+    base = f"{server.url}/api/workspaces/personal/documents/{path}/revisions"
+    revisions = alice.request.get(base).json()["revisions"]
+    kinds = [r["source"]["kind"] for r in revisions]
+    assert kinds[:2] == ["page", "assistant"] and "assistant" not in kinds[2:], kinds
+    assert alice.request.get(f"{base}/{revisions[1]['revision']}").text() == applied
+    # The keystrokes typed before Apply are in a revision of the user's without the edit.
+    mine = [alice.request.get(f"{base}/{r['revision']}").text() for r in revisions[2:]]
+    assert "# Errands now\n\n- [ ] buy milk\n" in mine, mine

@@ -133,3 +133,4 @@ export * from "./editor/publish.js";
 export * from "./editor/edits.js";
 export * from "./editor/live.js";
 export * from "./editor/readonly.js";
+export * from "./editor/attach.js";

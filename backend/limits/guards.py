@@ -9,9 +9,16 @@ from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ambient.contract import MAX_ATTACHMENT_BYTES
+
 MAX_JSON_BYTES = 1024 * 1024
 # The one route whose body is a note (text/markdown), limited by max_note_bytes instead.
 _NOTE_WRITE = re.compile(r"^/api/workspaces/[^/]+/documents/.")
+# An attachment's upload (SPEC §18): the file's limit plus room for the form around it (more
+# than a read chunk); the route itself refuses the file as soon as it passes
+# MAX_ATTACHMENT_BYTES, so its own 413 comes first.
+_ATTACHMENT_UPLOAD = re.compile(r"^/api/workspaces/[^/]+/attachments/?$")
+ATTACHMENT_UPLOAD_BYTES = MAX_ATTACHMENT_BYTES + 1024 * 1024
 
 
 class BodyTooLarge(HTTPException):
@@ -46,6 +53,8 @@ class BodyLimitMiddleware:
     def limit_for(self, scope: Scope) -> int:
         if scope["method"] == "PUT" and _NOTE_WRITE.match(scope["path"]):
             return max(self.note_limit, self.json_limit)
+        if scope["method"] == "POST" and _ATTACHMENT_UPLOAD.match(scope["path"]):
+            return ATTACHMENT_UPLOAD_BYTES
         return self.json_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -192,4 +192,12 @@ class AgentDeliveryCredential(Base):
 
 # Tables of later features live in their own modules; importing them here registers them on
 # `Base.metadata`, which the migration test compares against the migrations.
-from backend.models import history, identities, outside_agents, people, proposals  # noqa: F401
+from backend.models import (  # noqa: F401
+    attachments,
+    history,
+    identities,
+    oauth,
+    outside_agents,
+    people,
+    proposals,
+)

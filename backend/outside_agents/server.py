@@ -33,6 +33,8 @@ from backend import VERSION
 from backend import tool_arguments as args
 from backend.db import utcnow
 from backend.errors import TooManyRequests
+from backend.oauth import store as oauth_store
+from backend.oauth import urls as oauth_urls
 from backend.outside_agents import tools as tools_
 from backend.outside_agents import writing
 from backend.services import search
@@ -381,12 +383,18 @@ class McpGuard:
             await response(scope, receive, send)
             return
         token = _bearer(headers.get("authorization"))
-        auth = await anyio.to_thread.run_sync(self._authority, token) if token else None
+        origin = oauth_urls.origin_of(scope)
+        auth = await anyio.to_thread.run_sync(self._authority, token, origin) if token else None
         if auth is None:
+            # RFC 9728 §5.1: the hint an OAuth client follows to find how to get a token.
+            metadata = oauth_urls.resource_metadata_url(origin)
             response = JSONResponse(
                 {"detail": BAD_TOKEN if token else NO_TOKEN},
                 status_code=401,
-                headers={"WWW-Authenticate": 'Bearer realm="ambient-notes"'},
+                headers={
+                    "WWW-Authenticate": f'Bearer realm="ambient-notes", '
+                    f'resource_metadata="{metadata}"'
+                },
             )
             await response(scope, receive, send)
             return
@@ -404,8 +412,14 @@ class McpGuard:
             state["user_id"] = auth.user_id  # the request log line names the user, not the token
         await self.manager.handle_request(scope, receive, send)
 
-    def _authority(self, token: str) -> Authority | None:
+    def _authority(self, token: str, origin: str) -> Authority | None:
+        """A personal token's authority, or an OAuth access token's (SPEC §19): the grant's
+        scope and reach, only for the resource it was issued for (this /mcp URL)."""
         with self.sessions() as db:
+            if token.startswith(oauth_store.ACCESS_PREFIX):
+                return oauth_store.authority_for_access_token(
+                    db, token=token, resource=origin + MCP_PATH, now=utcnow()
+                )
             return tokens_service.authority_for_token(db, token=token, now=utcnow())
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -265,6 +266,7 @@ def save_document(
     create_only: bool = False,
     keep_replaced: bool = False,
     now: datetime | None = None,
+    then: Callable[[Session, Document], None] | None = None,
 ) -> tuple[Document, bool]:
     """Write a note; returns (document, created).
 
@@ -273,7 +275,8 @@ def save_document(
     The replaced text goes to the history (SPEC §15) and a `saved` event is published after
     the commit (SPEC §13). `keep_replaced` keeps the replaced text as its own revision even
     when the save would coalesce with it (a save that resolves a conflict: the text it
-    overwrites came from elsewhere and must stay in the history).
+    overwrites came from elsewhere and must stay in the history). `then(db, document)` runs
+    in the save's transaction, before it commits (what the save carries is recorded with it).
     """
     path = valid_path(path)
     size = check_text(content, max_bytes=max_bytes)
@@ -304,6 +307,7 @@ def save_document(
                 size=size,
                 source=source,
                 now=now,
+                then=then,
             )
             if doc is not None:
                 return doc, True
@@ -318,6 +322,8 @@ def save_document(
             db, head=head, old_text=old_text, content=content, size=size, source=source, now=now
         )
         if doc is not None:
+            if then is not None:
+                then(db, doc)
             db.commit()
             return doc, False
         if if_match is not None:
@@ -336,6 +342,7 @@ def insert_note(
     now: datetime,
     uid: str | None = None,
     revision: int = 1,
+    then: Callable[[Session, Document], None] | None = None,
 ) -> Document | None:
     """Insert the note (revision 1); None when the path is already taken (unique constraint)."""
     if source.action == "edit":
@@ -354,6 +361,8 @@ def insert_note(
     try:
         db.flush()
         saved_event(db, doc, source, data=content.encode("utf-8"), now=now)
+        if then is not None:
+            then(db, doc)
         db.commit()
     except IntegrityError:
         db.rollback()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
@@ -343,40 +344,44 @@ def mark_applied_in_editor(
     proposal.status, proposal.applied_via = APPLIED, VIA_EDITOR
 
 
-EDITOR_SAVE_WINDOW = timedelta(minutes=2)
-
-
-def awaiting_editor_save(
-    db: Session, *, user_id: int, workspace_id: str, path: str, now: datetime
-) -> str | None:
-    """The proposal this user just applied in the live editor of this note, whose autosave
-    has not come yet: that save is the assistant's revision (SPEC §15), not typing."""
+def carried_by_save(
+    db: Session, *, proposal_id: str, user_id: int, workspace_id: str, path: str
+) -> EditProposal | None:
+    """The proposal a page save says it carries (SPEC §15): this user's, applied in the live
+    editor of this very note, and not yet carried by an earlier save. None otherwise: the
+    save is then the user's own, never guessed to be the assistant's or an agent's."""
     found = db.scalar(
-        select(EditProposal.id)
+        select(EditProposal)
         .join(Document, Document.uid == EditProposal.document_uid)
         .where(
+            EditProposal.id == proposal_id,
             EditProposal.user_id == user_id,
             EditProposal.applied_via == VIA_EDITOR,
             EditProposal.applied_revision.is_(None),
-            EditProposal.updated_at >= now - EDITOR_SAVE_WINDOW,
             Document.workspace_id == workspace_id,
             Document.path_sha256 == path_key(path),
         )
-        .limit(1)
     )
     db.rollback()
     return found
 
 
-def record_editor_save(db: Session, *, proposal_id: str, revision: int) -> None:
-    """The autosave that carried an in-editor apply landed as `revision`."""
-    db.execute(
-        update(EditProposal)
-        .where(EditProposal.id == proposal_id, EditProposal.applied_revision.is_(None))
-        .values(applied_revision=revision)
-        .execution_options(synchronize_session=False)
-    )
-    db.commit()
+def record_carried(proposal_id: str) -> Callable[[Session, Document], None]:
+    """The save's `then`: the revision that carried the in-editor apply, in its transaction."""
+
+    def record(db: Session, doc: Document) -> None:
+        db.execute(
+            update(EditProposal)
+            .where(
+                EditProposal.id == proposal_id,
+                EditProposal.document_uid == doc.uid,
+                EditProposal.applied_revision.is_(None),
+            )
+            .values(applied_revision=doc.revision)
+            .execution_options(synchronize_session=False)
+        )
+
+    return record
 
 
 def discard(db: Session, *, proposal: EditProposal, now: datetime | None = None) -> None:

@@ -1,4 +1,7 @@
-"""Personal access tokens: random, shown once, stored as SHA-256, checked on every MCP request."""
+"""Personal access tokens: random, shown once, stored as SHA-256, checked on every MCP request.
+
+The list and revocation also cover OAuth grants (backend.oauth, SPEC §19), which the page
+shows beside the tokens."""
 
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from ambient.paths import character_problem, under_folder
-from backend.db import storable
+from backend.db import storable, utcnow
 from backend.errors import BadRequest, NotFound
 from backend.models import User
+from backend.models.oauth import OAuthGrant
 from backend.models.outside_agents import PersonalAccessToken
 
 TOKEN_PREFIX = "ana_pat_"  # makes a leaked token easy to recognise (and to scan for)
@@ -127,8 +131,23 @@ def revoke_token(db: Session, *, user_id: int, token_id: str) -> None:
         ),
     )
     db.commit()
-    if result.rowcount == 0:
+    if result.rowcount == 0 and not _revoke_grant(db, user_id=user_id, grant_id=token_id):
         raise NotFound(NOT_FOUND)
+
+
+def _revoke_grant(db: Session, *, user_id: int, grant_id: str) -> bool:
+    """Revoke the user's OAuth grant with this id (SPEC §19: grants are revoked where tokens
+    are); False when there is none."""
+    from backend.oauth import store  # store builds on this module: imported when used
+
+    return store.revoke_grant(db, grant_id=grant_id, user_id=user_id, now=utcnow())
+
+
+def list_grants(db: Session, *, user_id: int) -> list[tuple[OAuthGrant, str]]:
+    """The user's live OAuth grants with their client's name, newest first (SPEC §19)."""
+    from backend.oauth import store
+
+    return store.list_grants(db, user_id=user_id)
 
 
 def authority_for_token(db: Session, *, token: str, now: datetime) -> Authority | None:

@@ -480,7 +480,13 @@ def test_an_agent_proposal_applied_in_the_editor_is_saved_as_the_agents_revision
     marked = alice.post(f"/api/proposals/{made['proposalId']}/applied-in-editor")
     assert marked.status_code == 200 and marked.json()["status"] == "applied"
     assert live.call(t, "get_proposal", proposalId=made["proposalId"])["revision"] is None
-    live.note("alice", "personal", "plan.md", PLAN.replace("Friday", "Monday"))  # autosave
+    # The page's save that carries the applied edit names the proposal.
+    saved = alice.put(
+        "/api/workspaces/personal/documents/plan.md",
+        content=PLAN.replace("Friday", "Monday").encode(),
+        headers={"X-Applied-Proposal": made["proposalId"]},
+    )
+    assert saved.status_code == 200, saved.text
     r = alice.get("/api/workspaces/personal/documents/plan.md/revisions")
     newest = r.json()["revisions"][0]
     assert newest["source"] == {"kind": "agent", "name": "Claude Code"}

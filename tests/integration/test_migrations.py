@@ -39,6 +39,13 @@ TABLES = {
     "invitations",
     "instance_settings",
     "user_identities",
+    "oauth_clients",  # OAuth 2.1 for /mcp (0011_oauth)
+    "oauth_grants",
+    "oauth_codes",
+    "oauth_access_tokens",
+    "oauth_refresh_tokens",
+    "attachments",  # pictures and PDFs in notes (0011_attachments)
+    "attachment_blobs",
 }
 
 

@@ -76,17 +76,32 @@ def test_a_proposal_does_not_apply_to_a_note_moved_onto_its_path(alice_client, c
     assert status["status"] == "pending"
 
 
-def test_the_autosave_after_an_in_editor_apply_is_the_assistants_revision(
+def carry(client, text: str, proposal_id: str | None, path: str = "plan.md"):
+    """The page's save of `text`; with `proposal_id`, the save that carries an in-editor apply."""
+    headers = {"Content-Type": "text/markdown; charset=utf-8"}
+    if proposal_id is not None:
+        headers["X-Applied-Proposal"] = proposal_id
+    return client.put(url(path), content=text.encode(), headers=headers)
+
+
+def applied_in_editor(client, cid, pid) -> None:
+    marked = client.post(f"/api/assistant/conversations/{cid}/proposals/{pid}/applied-in-editor")
+    assert marked.status_code == 200, marked.text
+
+
+def history(client, path: str = "plan.md") -> list[tuple[str, str]]:
+    items = client.get(url(path, "/revisions")).json()["revisions"]
+    return [(i["source"]["kind"], i["action"]) for i in items]
+
+
+def test_the_save_that_carries_an_in_editor_apply_is_the_assistants_revision(
     alice_client, conversation
 ):
     cid = conversation
-    put_note(alice_client, "personal", "plan.md", PLAN + "typing\n")  # coalesces with nothing
+    put_note(alice_client, "personal", "plan.md", PLAN + "typing\n")  # the user's own typing
     pid = propose_append(alice_client, cid)
-    marked = alice_client.post(
-        f"/api/assistant/conversations/{cid}/proposals/{pid}/applied-in-editor"
-    )
-    assert marked.status_code == 200
-    put_note(alice_client, "personal", "plan.md", PLAN + "typing\nx")  # the page's autosave
+    applied_in_editor(alice_client, cid, pid)
+    assert carry(alice_client, PLAN + "typing\nx", pid).status_code == 200
     put_note(alice_client, "personal", "plan.md", PLAN + "typing\nx\nmore")  # typing again
     items = alice_client.get(url("plan.md", "/revisions")).json()["revisions"]
     assert [(i["source"]["kind"], i["action"]) for i in items][:3] == [
@@ -94,6 +109,57 @@ def test_the_autosave_after_an_in_editor_apply_is_the_assistants_revision(
         ("assistant", "edit"),
         ("page", "edit"),
     ]
-    assert alice_client.get(url("plan.md", f"/revisions/{items[1]['revision']}")).text == (
-        PLAN + "typing\nx"
-    )
+    carried = items[1]["revision"]
+    assert alice_client.get(url("plan.md", f"/revisions/{carried}")).text == PLAN + "typing\nx"
+    status = alice_client.get(f"/api/assistant/conversations/{cid}/proposals/{pid}").json()
+    assert status["status"] == "applied"
+
+
+def test_a_save_without_the_proposal_is_the_users_even_right_after_an_apply(
+    alice_client, conversation
+):
+    """Another window's save, or this window's typing, never becomes the assistant's."""
+    cid = conversation
+    pid = propose_append(alice_client, cid)
+    applied_in_editor(alice_client, cid, pid)
+    assert carry(alice_client, PLAN + "typed elsewhere\n", None).status_code == 200
+    assert history(alice_client)[0] == ("page", "edit")
+    # The proposal is still waiting for the save that carries it.
+    assert carry(alice_client, PLAN + "typed elsewhere\nx", pid).status_code == 200
+    assert history(alice_client)[0] == ("assistant", "edit")
+
+
+def test_a_proposal_is_carried_by_one_save_only(alice_client, conversation):
+    cid = conversation
+    pid = propose_append(alice_client, cid)
+    applied_in_editor(alice_client, cid, pid)
+    assert carry(alice_client, PLAN + "x", pid).status_code == 200
+    assert carry(alice_client, PLAN + "x\nmine", pid).status_code == 200  # a stale retry
+    assert [kind for kind, _ in history(alice_client)][:2] == ["page", "assistant"]
+
+
+def test_a_save_naming_a_proposal_it_cannot_carry_is_the_users(
+    alice_client, bob_client, conversation
+):
+    cid = conversation
+    pending = propose_append(alice_client, cid)  # not applied in the editor
+    assert carry(alice_client, PLAN + "a", pending).status_code == 200
+    assert history(alice_client)[0] == ("page", "edit")
+    applied_in_editor(alice_client, cid, pending)
+    # Applied to plan.md: a save of other.md cannot carry it.
+    assert carry(alice_client, "other\nx", pending, path="other.md").status_code == 200
+    assert history(alice_client, "other.md")[0] == ("page", "edit")
+    # Made of the same note's text by nobody: an unknown id.
+    unknown = "00000000-0000-4000-8000-000000000000"
+    assert carry(alice_client, PLAN + "b", unknown).status_code == 200
+    assert history(alice_client)[0] == ("page", "edit")
+
+
+@pytest.mark.parametrize("value", ["not a proposal", "x" * 37, "ABC"])
+def test_a_malformed_applied_proposal_header_is_a_422_that_saves_nothing(
+    alice_client, conversation, value
+):
+    before = alice_client.get(url("plan.md")).headers["ETag"]
+    r = carry(alice_client, PLAN + "lost?", value)
+    assert r.status_code == 422 and "X-Applied-Proposal" in r.text
+    assert alice_client.get(url("plan.md")).headers["ETag"] == before

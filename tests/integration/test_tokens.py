@@ -37,6 +37,7 @@ def test_create_shows_the_token_once_and_stores_only_its_hash(alice_client, db_s
     assert listed == [
         {
             "id": created["id"],
+            "kind": "personal",  # an OAuth grant is listed as "oauth" (test_oauth.py)
             "name": "Claude Code",
             "createdAt": listed[0]["createdAt"],
             "expiresAt": created["expiresAt"],

@@ -14,6 +14,7 @@ from app.chat.chat_model import (
     link_spans,
     proposals_by_id,
     turn_path,
+    turn_paths,
 )
 
 from ambient.contract import AMBIENT_OFF_HEADER, HEADER_NAME, KEY_SESSION_HEADER
@@ -244,6 +245,34 @@ def test_bare_line_numbers_use_the_note_the_tools_read():
     assert turn_path([]) is None
     spans = link_spans("Nothing is selected: the cursor is on line 2.", KNOWN, turn_path(calls))
     assert [(s.path, s.line) for s in spans if s.path] == [("todo.md", 2)]
+
+
+def test_a_line_belongs_to_a_note_the_tools_read_not_one_a_task_mentions():
+    """Issue 34: "(line 8)" after a task in todo.md that mentions plan.md is todo.md's line."""
+    calls = [{"tool": "read_active_note", "result": {"ok": True, "path": "todo.md"}}]
+    reply = (
+        "Open tasks in todo.md (2):\n- [ ] update projects/plan.md (line 8)\n- [x] done (line 9)"
+    )
+    spans = link_spans(reply, KNOWN, turn_path(calls), turn_paths(calls))
+    assert [(s.path, s.line) for s in spans if s.line] == [("todo.md", 8), ("todo.md", 9)]
+    assert ("projects/plan.md", None) in [(s.path, s.line) for s in spans if s.path]
+    ja = "未完了のタスク：\n- [ ] projects/plan.md を更新する（8 行目）"
+    spans = link_spans(ja, KNOWN, turn_path(calls), turn_paths(calls))
+    assert [(s.path, s.line) for s in spans if s.line] == [("todo.md", 8)]
+
+
+def test_search_results_keep_each_line_with_its_own_note():
+    calls = [
+        {
+            "tool": "search_notes",
+            "arguments": {"query": "x"},
+            "result": {"results": [{"path": "projects/plan.md"}, {"path": "todo.md"}]},
+        }
+    ]
+    assert turn_paths(calls) == {"projects/plan.md", "todo.md"}
+    reply = "- projects/plan.md (2 times, first on line 4: x)\n- todo.md (1 time, first on line 9"
+    spans = link_spans(reply, KNOWN, turn_path(calls), turn_paths(calls))
+    assert [(s.path, s.line) for s in spans if s.line] == [("projects/plan.md", 4), ("todo.md", 9)]
 
 
 def test_stop_cancels_the_turn_in_flight_and_keeps_the_key_session():

@@ -42,6 +42,13 @@ def test_a_bare_line_uses_the_turns_note_and_japanese_lines_link_too():
     assert links(render("See line 2.", KNOWN)) == []  # no note to point at: plain text
 
 
+def test_a_line_after_a_mentioned_note_stays_with_the_note_the_tool_read():
+    reply = "Open tasks:\n- [ ] update `plan.md` (line 8)\n- [ ] see [plan](plan.md) (line 9)"
+    html = render(reply, KNOWN, default_path="todo.md", read={"todo.md"})
+    lines = [(path, line) for path, line, _ in links(html) if line]
+    assert lines == [("todo.md", "8"), ("todo.md", "9")]
+
+
 def test_single_line_breaks_are_kept_and_emphasis_renders():
     html = render("Tasks: **2 open**\nDone: 1", set())
     assert "<strong>2 open</strong>" in html

@@ -52,14 +52,18 @@ class FakeServer:
     def __init__(self, text: str = "") -> None:
         self.text, self.revision, self.puts = text, 1, []
         self.resolves: list[bool] = []  # each PUT's third argument, in order
+        self.carries: list[str | None] = []  # each PUT's fourth: the proposal it carries
         self.down = False
         self.hold: asyncio.Event | None = None
         self.apply_then_fail = False
         self.gets = 0
 
-    async def put(self, text: str, revision: str | None, resolves: bool) -> PutResult:
+    async def put(
+        self, text: str, revision: str | None, resolves: bool, carries: str | None = None
+    ) -> PutResult:
         self.puts.append(text)
         self.resolves.append(resolves)
+        self.carries.append(carries)
         if self.hold is not None:
             await self.hold.wait()
         if self.down:
@@ -280,7 +284,7 @@ def test_errors_stop_without_losing_text_and_retry_resumes() -> None:
         editor, server, saver, _ = make()
         calls = []
 
-        async def failing(text, revision, resolves):
+        async def failing(text, revision, resolves, carries):
             calls.append(text)
             return (
                 PutResult("error", message="Too large.")
@@ -390,5 +394,96 @@ def test_refresh_waits_for_a_save_in_flight_and_then_knows_it_was_its_own() -> N
         assert not refreshing.done()  # it waits for the save, however long that takes
         server.hold.set()
         assert await refreshing is None and server.gets == 0 and editor.text == "x\ny"
+
+    run(scenario())
+
+
+# -- an in-editor Apply: the save that carries it, and only it, names the proposal ------------
+
+
+def apply_by_typing(editor: FakeEditor, text: str):
+    """The card's `apply`: one synchronous change of the editor."""
+
+    def apply() -> bool:
+        editor.type(text)
+        return True
+
+    return apply
+
+
+def test_a_carried_apply_saves_pending_keystrokes_first_as_the_users() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(delay=10)
+        editor.type(" mine")  # not saved yet
+        recorded: list[list[str]] = []
+
+        async def record() -> None:
+            recorded.append(list(server.puts))  # what the server had when it was told
+
+        assert await saver.carry("p1", apply_by_typing(editor, " +agent"), record)
+        await until(lambda: saver.state == SAVED)
+        assert server.puts == ["start mine", "start mine +agent"]
+        assert server.carries == [None, "p1"]
+        assert recorded == [["start mine"]]  # told before the carried save was sent
+        editor.type(" later")
+        assert await saver.flush()
+        assert server.carries[-1] is None and server.text == "start mine +agent later"
+
+    run(scenario())
+
+
+def test_typing_right_after_an_apply_is_not_carried_with_it() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(delay=10)
+
+        async def record() -> None:
+            editor.type(" typed while the server was told")
+
+        assert await saver.carry("p1", apply_by_typing(editor, " +agent"), record)
+        assert await saver.flush()
+        carried = server.puts[server.carries.index("p1")]
+        assert carried == "start +agent"
+        assert server.puts[-1] == "start +agent typed while the server was told"
+        assert server.carries[-1] is None
+
+    run(scenario())
+
+
+def test_an_apply_that_did_not_happen_carries_nothing() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(delay=10)
+        told: list[bool] = []
+
+        async def record() -> None:
+            told.append(True)
+
+        assert not await saver.carry("p1", lambda: False, record)
+        editor.type("x")
+        assert await saver.flush()
+        assert told == [] and server.carries == [None]
+
+    run(scenario())
+
+
+def test_an_offline_retry_sends_the_carried_text_not_later_typing() -> None:
+    async def scenario():
+        editor, server, saver, _ = make(delay=10)
+        server.down = True
+
+        async def record() -> None:
+            pass
+
+        assert await saver.carry("p1", apply_by_typing(editor, " +agent"), record)
+        await until(lambda: saver.state == OFFLINE)
+        editor.type(" typed offline")
+        server.down = False
+        assert await saver.flush()
+        landed = [
+            (text, carries)
+            for text, carries in zip(server.puts, server.carries, strict=True)
+            if carries == "p1"
+        ]
+        assert set(landed) == {("start +agent", "p1")}
+        assert server.text == "start +agent typed offline" and server.carries[-1] is None
 
     run(scenario())

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.live.history_model import Revision, parse_revisions, when
+from app.live.history_model import (
+    SOMEONE_SAVED,
+    Revision,
+    conflict_words,
+    parse_revisions,
+    when,
+)
 
 NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -57,3 +63,29 @@ def test_when_is_relative_for_recent_changes_and_a_date_after_a_day() -> None:
     assert when("2026-12-01T09:00:00Z", NOW) == "3 h ago"
     assert when("2026-11-20T08:05:00Z", NOW) == "2026-11-20 08:05 UTC"
     assert when("yesterday", NOW) == "yesterday"
+
+
+def test_a_conflict_names_who_made_the_other_change():
+    rows = parse_revisions(
+        {
+            "revisions": [
+                entry(4, "page", by_you=True, current=True),
+                entry(3, "page", user="bob"),
+                entry(2, "assistant"),
+                entry(1, "agent", "Claude Code"),
+            ]
+        }
+    )
+    mine = "You saved this note in another window while you were editing it here."
+    assert conflict_words(rows, "4", gone=False) == mine
+    assert conflict_words(rows, None, gone=False) == mine  # the newest when not named
+    assert conflict_words(rows, "3", gone=False) == (
+        "bob (another member) saved this note while you were editing it."
+    )
+    assert conflict_words(rows, "2", gone=False) == (
+        "The assistant saved this note while you were editing it."
+    )
+    assert conflict_words(rows, "1", gone=True) == (
+        "The agent “Claude Code” deleted this note while you were editing it."
+    )
+    assert conflict_words([], "9", gone=False) == SOMEONE_SAVED

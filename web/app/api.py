@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from js import window
 
-from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
+from ambient.contract import APPLIED_PROPOSAL_HEADER, CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from app.api_model import ApiError, OfflineError, doc_url, parse_etag, workspace_url
 
 TIMEOUT = 15.0
@@ -186,9 +186,11 @@ class Api:
         if_match: str | None = None,
         create_only: bool = False,
         keep_mine: bool = False,
+        carries: str | None = None,
     ) -> Reply:
         """PUT the raw text; the caller reads 409/412 itself (conflicts are not errors).
-        `keep_mine`: this save resolves a conflict (the text it replaces stays a revision)."""
+        `keep_mine`: this save resolves a conflict (the text it replaces stays a revision);
+        `carries`: the id of the proposal whose in-editor Apply this save carries."""
         headers = {}
         if if_match:
             headers["If-Match"] = f'"{if_match}"'
@@ -196,6 +198,8 @@ class Api:
             headers["If-None-Match"] = "*"
         if keep_mine:
             headers[CONFLICT_RESOLUTION_HEADER] = KEEP_MINE
+        if carries:
+            headers[APPLIED_PROPOSAL_HEADER] = carries
         return await self.call("PUT", doc_url(ws, path), body=text, headers=headers)
 
     async def create(self, ws: str, path: str, text: str) -> str | None:

@@ -175,12 +175,18 @@ class App:
     # -- navigation (the frameset does the work) ---------------------------------------
 
     async def open_note(
-        self, path: str, *, new_frame: bool = False, line: int | None = None
+        self,
+        path: str,
+        *,
+        new_frame: bool = False,
+        line: int | None = None,
+        go_to_open: bool = False,
     ) -> None:
-        """Open a note in the active Inbox frame; with `line`, in Edit at that line."""
+        """Open a note in the active Inbox frame; with `line`, in Edit at that line;
+        `go_to_open`: in the frame that already shows it, if one does."""
         if self.frameset:
             frame = await self.frameset.open_note(
-                path, new_frame=new_frame, view="edit" if line else None
+                path, new_frame=new_frame, view="edit" if line else None, go_to_open=go_to_open
             )
             if line and frame is not None:
                 frame.goto_line(line)

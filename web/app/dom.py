@@ -105,3 +105,12 @@ class Listeners:
             el.removeEventListener(event, proxy, True)
             proxy.destroy()
         self._items = []
+
+
+def column_heads(*labels: str, actions: str | None = None) -> list:
+    """A table's column headers; `actions` names the buttons' column for screen readers only
+    (an empty header is announced as nothing at all)."""
+    heads = [h("th", {"scope": "col"}, label) for label in labels]
+    if actions:
+        heads.append(h("th", {"scope": "col"}, h("span", {"class": "visually-hidden"}, actions)))
+    return heads

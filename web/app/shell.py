@@ -299,10 +299,11 @@ class Shell:
             ),
         )
         nav = h("nav", {"class": "sidebar", "aria-label": "Notes"})
-        main = h("main", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
+        frames = h("section", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
         # A narrow window shows one pane at a time (the note list or one frame), picked here.
         self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})
-        self.layout = h("div", {"class": "layout", "data-pane": "notes"}, nav, main)
+        # The main landmark holds both panes, so a phone showing only one still has it.
+        self.layout = h("main", {"class": "layout", "data-pane": "notes"}, nav, frames)
         to_chat = h(
             "a",
             {"class": "skip-link", "href": "#frames", "data-testid": "skip-to-chat"},
@@ -321,7 +322,7 @@ class Shell:
         self.listeners.on(to_chat, "click", self._to_chat, prevent=True)
         self.listeners.on(self.tabs, "click", self._on_tab)
         self._tab_active = None
-        self.frameset = ctx.frameset = Frameset(ctx, main)
+        self.frameset = ctx.frameset = Frameset(ctx, frames)
         self.frameset.on_change(self._draw_tabs)
         self.layouts = LayoutStore(ctx, self.frameset)
         self.search = SearchPanel(ctx, nav, self.listeners)

@@ -17,7 +17,7 @@ from pydantic_core import to_json
 from sqlalchemy.orm import Session
 from starlette.convertors import Convertor, register_url_convertor
 
-from ambient.contract import CONFLICT_RESOLUTION_HEADER, KEEP_MINE
+from ambient.contract import APPLIED_PROPOSAL_HEADER, CONFLICT_RESOLUTION_HEADER, KEEP_MINE
 from backend.api.deps import (
     MAX_REVISION,
     CurrentUser,
@@ -30,9 +30,7 @@ from backend.api.deps import (
     is_create_only,
     parse_if_match,
 )
-from backend.db import utcnow
 from backend.errors import error_responses
-from backend.models.proposals import EditProposal
 from backend.services import documents as documents_service
 from backend.services import history as history_service
 from backend.services import link_updates
@@ -75,6 +73,21 @@ ConflictResolution = Annotated[
         description=(
             f"`{KEEP_MINE}`: this save resolves a conflict with the screen's text; the text it "
             "replaces is kept as its own revision (never coalesced). Any other value: 422."
+        ),
+    ),
+]
+
+AppliedProposal = Annotated[
+    str | None,
+    Header(
+        alias=APPLIED_PROPOSAL_HEADER,
+        max_length=36,
+        pattern=r"^[0-9a-f-]{1,36}$",
+        description=(
+            "The id of the proposal the page applied in its live editor, on the one save that "
+            "carries the applied edit: that revision is the assistant's (or the agent's). "
+            "A proposal that is not this user's, not applied in the editor of this note, or "
+            "already carried leaves the save the user's own."
         ),
     ),
 ]
@@ -430,17 +443,17 @@ def put_document(
     if_match: IfMatch = None,
     if_none_match: IfNoneMatch = None,
     conflict_resolution: ConflictResolution = None,
+    applied_proposal: AppliedProposal = None,
 ) -> SavedDocument:
     keep_replaced = _resolves_conflict(conflict_resolution)
-    # The autosave right after the page applied a proposal in its editor is the assistant's
-    # (or, for an outside agent's proposal, that agent's: SPEC §14).
-    proposal_id = proposals_service.awaiting_editor_save(
-        db, user_id=user.id, workspace_id=ws, path=path, now=utcnow()
-    )
-    source = Source.page(user.id)
-    if proposal_id:
-        source = proposals_service.source_of(db.get(EditProposal, proposal_id))
-        db.rollback()
+    source, then = Source.page(user.id), None
+    if applied_proposal is not None:
+        carried = proposals_service.carried_by_save(
+            db, proposal_id=applied_proposal, user_id=user.id, workspace_id=ws, path=path
+        )
+        if carried is not None:
+            source = proposals_service.source_of(carried)
+            then = proposals_service.record_carried(carried.id)
     doc, created = documents_service.save_document(
         db,
         workspace_id=ws,
@@ -451,9 +464,8 @@ def put_document(
         if_match=parse_if_match(if_match),
         create_only=is_create_only(if_none_match),
         keep_replaced=keep_replaced,
+        then=then,
     )
-    if proposal_id:
-        proposals_service.record_editor_save(db, proposal_id=proposal_id, revision=doc.revision)
     response.status_code = 201 if created else 200
     response.headers.update(_etag(doc.revision))
     return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)

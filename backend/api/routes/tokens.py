@@ -62,9 +62,14 @@ class TokenCreatedOut(_Reach):
 
 class TokenOut(_Reach):
     id: str
+    kind: Literal["personal", "oauth"] = Field(
+        default="personal",
+        description="personal: a personal access token; oauth: an application's OAuth grant "
+        "(its name is the application's; it lasts until revoked, so expiresAt is null).",
+    )
     name: str
     created_at: datetime
-    expires_at: datetime
+    expires_at: datetime | None
     last_used_at: datetime | None
 
 
@@ -111,7 +116,7 @@ def create_token(body: TokenIn, user: CurrentUser, db: SessionDep) -> TokenCreat
 @router.get(
     "",
     response_model=list[TokenOut],
-    summary="List your personal access tokens (never the tokens themselves)",
+    summary="List your personal access tokens and OAuth grants (never the tokens themselves)",
     responses=error_responses(401),
 )
 def list_tokens(user: CurrentUser, db: SessionDep) -> list[TokenOut]:
@@ -127,6 +132,19 @@ def list_tokens(user: CurrentUser, db: SessionDep) -> list[TokenOut]:
             folder=row.folder,
         )
         for row in tokens_service.list_tokens(db, user_id=user.id)
+    ] + [
+        TokenOut(
+            id=grant.id,
+            kind="oauth",
+            name=client_name,
+            created_at=grant.created_at,
+            expires_at=None,
+            last_used_at=grant.last_used_at,
+            scope=grant.scope,  # type: ignore[arg-type]  # one of SCOPES, set by the consent
+            workspace_id=grant.workspace_id,
+            folder=grant.folder,
+        )
+        for grant, client_name in tokens_service.list_grants(db, user_id=user.id)
     ]
 
 
@@ -134,7 +152,7 @@ def list_tokens(user: CurrentUser, db: SessionDep) -> list[TokenOut]:
     "/{token_id}",
     status_code=204,
     response_class=Response,
-    summary="Revoke a token at once",
+    summary="Revoke a token (or an OAuth grant) at once",
     responses=error_responses(401, 404),
 )
 def revoke_token(token_id: str, user: CurrentUser, db: SessionDep) -> Response:

@@ -17,7 +17,7 @@ from app.agents.agent_setup_model import reach as reach_words
 from app.agents.publish_model import SHARING_URL
 from app.agents.publisher import start_publisher
 from app.api_model import describe
-from app.dom import h
+from app.dom import column_heads, h
 
 TOKENS_URL = "/api/tokens"
 EXPIRY_DAYS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "1 year"))
@@ -143,7 +143,7 @@ class SharingPanel:
                 "data-testid": "sharing-panel",
             },
             h(
-                "header",
+                "div",
                 {"class": "sharing-head"},
                 h("h2", {"id": "sharing-title"}, "Your own agents (MCP)"),
                 self.close_button,
@@ -175,18 +175,15 @@ class SharingPanel:
                     h(
                         "tr",
                         {},
-                        *[
-                            h("th", {"scope": "col"}, label)
-                            for label in (
-                                "Name",
-                                "Allows",
-                                "Reaches",
-                                "Created",
-                                "Expires",
-                                "Last used",
-                                "",
-                            )
-                        ],
+                        *column_heads(
+                            "Name",
+                            "Allows",
+                            "Reaches",
+                            "Created",
+                            "Expires",
+                            "Last used",
+                            actions="Actions",
+                        ),
                     ),
                 ),
                 self.table,
@@ -377,8 +374,12 @@ class SharingPanel:
             rows.append(
                 h(
                     "tr",
-                    {"data-testid": "token-row", "data-token-id": token["id"]},
-                    h("td", {"text": token["name"]}),
+                    {
+                        "data-testid": "token-row",
+                        "data-token-id": token["id"],
+                        "data-token-kind": token.get("kind", "personal"),
+                    },
+                    h("td", {"text": _name(token)}),
                     h(
                         "td",
                         {
@@ -389,7 +390,7 @@ class SharingPanel:
                     ),
                     h("td", {"data-testid": "token-reach", "text": reach_words(token)}),
                     h("td", {"text": _day(token["createdAt"])}),
-                    h("td", {"text": _day(token["expiresAt"])}),
+                    h("td", {"text": _day(token["expiresAt"]) or "when revoked"}),
                     h(
                         "td",
                         {
@@ -417,6 +418,13 @@ class SharingPanel:
             return
         self.say("Token revoked: agents using it are refused from now on.")
         await self._load()
+
+
+def _name(token: dict) -> str:
+    """A personal token's name, or an OAuth grant's application (SPEC §19)."""
+    if token.get("kind") == "oauth":
+        return f"{token['name']} (connected app)"
+    return token["name"]
 
 
 def _day(value: str | None) -> str:

@@ -8,7 +8,14 @@ import uuid
 from js import AbortController, localStorage
 
 from app.api_model import ApiError, OfflineError
-from app.chat.chat_model import TURNS_URL, Chat, conversation_url, proposals_by_id, turn_path
+from app.chat.chat_model import (
+    TURNS_URL,
+    Chat,
+    conversation_url,
+    proposals_by_id,
+    turn_path,
+    turn_paths,
+)
 from app.chat.conversation_list import ConversationList
 from app.chat.conversation_model import SUGGESTIONS, line_of
 from app.chat.proposal_card import ProposalCard, is_proposal
@@ -328,7 +335,9 @@ class ChatView:
             known = getattr(self.ctx, "known_paths", None) or set()
             # Markdown with raw HTML off and only safe URLs (reply_model): no markup of the
             # reply's own reaches the page.
-            body.innerHTML = render_reply(text, known, turn_path(tool_calls))
+            body.innerHTML = render_reply(
+                text, known, turn_path(tool_calls), turn_paths(tool_calls)
+            )
             body.classList.add("markdown")
         else:
             body.textContent = text
@@ -378,7 +387,9 @@ class ChatView:
         # getAttribute, not dataset: a link to a whole note has no data-line, and reading an
         # absent dataset key from Python raises AttributeError.
         line = line_of(link.getAttribute("data-line"))
-        spawn(self.ctx.open_note(str(link.getAttribute("data-path")), line=line))
+        # A note already open in a frame is gone to there, not opened a second time.
+        path = str(link.getAttribute("data-path"))
+        spawn(self.ctx.open_note(path, line=line, go_to_open=True))
 
     # -- send --------------------------------------------------------------------------
     def _keydown(self, event) -> None:

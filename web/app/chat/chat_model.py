@@ -251,12 +251,19 @@ class Span:
     line: int | None = None
 
 
-def link_spans(text: str, known: Collection[str], default_path: str | None = None) -> list[Span]:
+def link_spans(
+    text: str,
+    known: Collection[str],
+    default_path: str | None = None,
+    read: Collection[str] = (),
+) -> list[Span]:
     """Split a reply into text and links: note paths, and "(line N)" / "N 行目" references.
 
     A path links when it is one of the workspace's notes (`known`; any valid path while the
     list is not loaded). A line reference links to the note named last before it in the
     reply, else to `default_path` (the note the turn's tools read); with neither it stays text.
+    When the notes the turn's tools read are known (`read`), only those can own a line: a
+    task in todo.md that mentions roadmap.md has its line in todo.md, not in roadmap.md.
     """
     spans: list[Span] = []
     current, done = default_path, 0
@@ -265,7 +272,8 @@ def link_spans(text: str, known: Collection[str], default_path: str | None = Non
         if path is not None:
             if not is_note(path, known):
                 continue
-            current = path
+            if not read or path in read:
+                current = path
         else:
             line = int(match.group("paren") or match.group("word") or match.group("ja"))
             if current is None or line < 1:
@@ -301,3 +309,25 @@ def turn_path(tool_calls: Iterable[dict]) -> str | None:
             if isinstance(source, dict) and isinstance(source.get("path"), str):
                 path = source["path"]
     return path
+
+
+def turn_paths(tool_calls: Iterable[dict]) -> frozenset[str]:
+    """Every note a turn's tools named (arguments and results, however nested): the notes
+    whose lines a reply can point at."""
+    found: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            if isinstance(value.get("path"), str):
+                found.add(value["path"])
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for call in tool_calls:
+        if isinstance(call, dict):
+            walk(call.get("arguments"))
+            walk(call.get("result"))
+    return frozenset(found)

@@ -17,7 +17,6 @@ from js import document
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
-from ambient.contract import INBOX
 from ambient.edits import EditError, changed_message, cm_changes
 from ambient.markdown import to_cm
 from app.api_model import ApiError, describe
@@ -199,38 +198,43 @@ class ProposalCard:
         frameset = self.ctx.frameset
         if frameset is None or self.workspace_id not in (None, self.ctx.workspace_id):
             return None
-        order = frameset.frames()
-        active = frameset.last_activated(INBOX)
-        if active in order:
-            order = [active, *[frame for frame in order if frame is not active]]
-        for frame in order:
-            session = getattr(frame, "session", None)
-            if frame.kind == INBOX and session is not None and session.path == self.path:
-                return frame
-        return None
+        frame = frameset.showing(self.path)
+        return frame if getattr(frame, "session", None) is not None else None
 
     async def _apply_in_editor(self, frame, edits) -> None:
-        view = frame.session.view
-        # Read, plan and dispatch with no await in between: no keystroke can slip in.
-        text = str(editor.text(view))
-        try:
-            changes = cm_changes(text, edits)
-        except EditError as exc:
-            self.note.textContent = changed_message(exc)
-            return
-        if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text)), self.id):
-            self.note.textContent = "The note changed while applying; nothing was changed."
-            return
-        self._watch_undo()
-        try:
+        view, problems = frame.session.view, []
+
+        def apply() -> bool:
+            # Read, plan and dispatch with no await in between: no keystroke can slip in.
+            text = str(editor.text(view))
+            try:
+                changes = cm_changes(text, edits)
+            except EditError as exc:
+                problems.append(changed_message(exc))
+                return False
+            if not editor.applyProposal(view, json.dumps(changes), to_cm(text, len(text)), self.id):
+                problems.append("The note changed while applying; nothing was changed.")
+                return False
+            return True
+
+        async def record() -> None:
             await self.ctx.api.ok("POST", f"{self.url}/applied-in-editor", data={})
+
+        # Keystrokes not saved yet are saved first as the user's own; the save of the applied
+        # text then names this proposal, so that revision alone is the assistant's (§15).
+        try:
+            if not await frame.session.saver.carry(self.id, apply, record):
+                self.note.textContent = problems[0] if problems else "Nothing was changed."
+                return
         except Exception as exc:  # noqa: BLE001 - the note has the edit; the record failed
+            self._watch_undo()
             self.show(
                 APPLIED,
                 "Applied in the editor (Ctrl+Z undoes it), but the server "
                 f"could not record it: {describe(exc)}",
             )
             return
+        self._watch_undo()
         self.show(APPLIED, "Applied in the editor; Ctrl+Z undoes it.")
 
     def _watch_undo(self) -> None:

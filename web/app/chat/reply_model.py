@@ -42,7 +42,7 @@ def note_link_attrs(path: str, line: int | None = None) -> dict[str, str]:
 def _note_links(state) -> None:
     """Core rule: split text into note links, in reading order (a line follows its note)."""
     env = state.env
-    known, current = env.get("known") or (), env.get("current")
+    known, current, read = env.get("known") or (), env.get("current"), env.get("read") or ()
     for block in state.tokens:
         if block.type != "inline" or not block.children:
             continue
@@ -54,7 +54,8 @@ def _note_links(state) -> None:
                 keep, path = _link(token, known)
                 dropped.append(not keep)
                 inside += 1
-                current = path or current
+                if path and (not read or path in read):
+                    current = path
                 if keep:
                     out.append(token)
             elif token.type == "link_close":
@@ -64,12 +65,14 @@ def _note_links(state) -> None:
             elif inside:
                 out.append(token)
             elif token.type == "text":
-                for span in link_spans(token.content, known, current):
+                for span in link_spans(token.content, known, current, read):
                     out.append(_span_token(span))
-                    current = span.path or current
+                    if span.path and (not read or span.path in read):
+                        current = span.path
             elif token.type == "code_inline" and is_note(token.content, known):
                 out.append(_note_token(token.content, None, code=True))
-                current = token.content
+                if not read or token.content in read:
+                    current = token.content
             else:
                 out.append(token)
         block.children = out
@@ -135,10 +138,16 @@ def _renderer() -> MarkdownIt:
 _MD: MarkdownIt | None = None
 
 
-def render(text: str, known: Collection[str] = (), default_path: str | None = None) -> str:
+def render(
+    text: str,
+    known: Collection[str] = (),
+    default_path: str | None = None,
+    read: Collection[str] = (),
+) -> str:
     """The reply as HTML: `known` are the workspace's notes (any valid path while the list is
-    not loaded); `default_path` is the note a bare "line N" means (the turn's last read)."""
+    not loaded); `default_path` is the note a bare "line N" means (the turn's last read);
+    `read` are the notes the turn's tools named, the only ones a line can belong to."""
     global _MD
     if _MD is None:
         _MD = _renderer()
-    return _MD.render(text, {"known": known, "current": default_path})
+    return _MD.render(text, {"known": known, "current": default_path, "read": read})

@@ -119,9 +119,29 @@ class Frameset:
     def last_inbox(self):
         return self.last_activated("inbox")
 
-    async def open_note(self, path: str, *, new_frame: bool = False, view: str | None = None):
-        """note-link: the last active Inbox frame (or a new one); note-open-frame: a new one."""
+    def showing(self, path: str):
+        """The Inbox frame of this window that shows `path`, the most recently active first."""
+        by_id = {frame.id: frame for frame in self._frames}
+        order = [by_id[i] for i in reversed(self._order) if i in by_id]
+        order += [frame for frame in self._frames if frame not in order]
+        for frame in order:
+            if frame.kind == "inbox" and getattr(frame, "path", "") == path:
+                return frame
+        return None
+
+    async def open_note(
+        self,
+        path: str,
+        *,
+        new_frame: bool = False,
+        view: str | None = None,
+        go_to_open: bool = False,
+    ):
+        """note-link: the last active Inbox frame (or a new one); note-open-frame: a new one.
+        `go_to_open` (a chat link): a frame already showing the note is the one used."""
         frame = None if new_frame else self.last_inbox()
+        if go_to_open and not new_frame:
+            frame = self.showing(path) or frame
         if frame is None:
             frame = await self.open("inbox")
         else:

@@ -6,7 +6,7 @@ from pyscript.js_modules import editor
 
 from ambient.contract import INBOX
 from ambient.markdown import toggle_todo
-from app.api_model import VIEWS, describe
+from app.api_model import VIEWS, describe, doc_url
 from app.chat.inline_command import InlineCommand
 from app.dom import h, spawn
 from app.frame import Frame
@@ -20,6 +20,12 @@ from app.live.autosave_model import (
     SAVED,
     SAVING,
     UNSAVABLE,
+)
+from app.live.history_model import (
+    SOMEONE_DELETED,
+    SOMEONE_SAVED,
+    conflict_words,
+    parse_revisions,
 )
 from app.live.history_panel import HistoryPanel
 from app.live.merge_model import MERGED, REPLACE
@@ -286,7 +292,9 @@ class InboxFrame(Frame):
         """Render the current view from the editor's text, read now (never kept)."""
         text = self.session.text()
         if self.view == "preview":
-            draw_preview(self.render_host, text, self.path, self.ctx.known_paths)
+            draw_preview(
+                self.render_host, text, self.path, self.ctx.known_paths, ws=self.session.ws
+            )
             spawn(self._fill_backlinks(self._generation, self.path))
         elif self.view == "todo":
             draw_todo(self.render_host, text, self.id, readonly=not self.session.writable)
@@ -338,11 +346,9 @@ class InboxFrame(Frame):
     def _show_conflict(self) -> None:
         theirs = self.session.saver.theirs if self.session else None
         gone = theirs is not None and theirs[0] is None
-        words = (
-            "This note was deleted by someone else while you were editing it."
-            if gone
-            else "Someone else saved this note while you were editing it."
-        )
+        # Said at once in general words; who it was follows from the note's history.
+        who = h("span", {"text": SOMEONE_DELETED if gone else SOMEONE_SAVED})
+        spawn(self._name_the_other(who, None if gone or theirs is None else theirs[1], gone))
         buttons = []
         for label, testid, action in (
             ("Keep mine", "conflict-keep-mine", self._keep_mine),
@@ -359,11 +365,11 @@ class InboxFrame(Frame):
         self.conflict.replaceChildren(
             h(
                 "p",
-                {
-                    "text": f"{words} Your text is still here and has not been saved. The same "
-                    "lines changed on both sides; below, the saved version is struck "
-                    "out in red and yours is in green."
-                },
+                {},
+                who,
+                " Your text is still here and has not been saved. The same lines changed on "
+                "both sides; below, the saved version is struck out in red and yours is in "
+                "green.",
             ),
             diff,
             h("div", {"class": "conflict-actions"}, *buttons),
@@ -373,6 +379,16 @@ class InboxFrame(Frame):
             self._conflict_diff = editor.diffView(
                 diff, theirs[0], self.session.text(), "The saved version against yours"
             )
+
+    async def _name_the_other(self, who, revision: str | None, gone: bool) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            reply = await self.ctx.api.ok("GET", doc_url(session.ws, session.path, "revisions"))
+        except Exception:  # noqa: BLE001 - the general words stay
+            return
+        who.textContent = conflict_words(parse_revisions(reply.json()), revision, gone=gone)
 
     def _hide_conflict(self) -> None:
         self.conflict.hidden = True

@@ -50,7 +50,7 @@ class Autosaver:
         base: str,
         read: Callable[[], tuple[int, str]],
         mark_saved: Callable[[int], bool],
-        put: Callable[[str, str | None, bool], Awaitable[PutResult]],
+        put: Callable[[str, str | None, bool, str | None], Awaitable[PutResult]],
         latest: Callable[[], Awaitable[tuple[str | None, str | None]]],
         on_state: Callable[[str, str], None],
         show: Callable[[str, str], None],
@@ -65,6 +65,11 @@ class Autosaver:
         # The next save writes the screen's text over a conflict (Keep mine): `put` is told
         # (its third argument), so that the text it overwrites stays its own revision.
         self.resolving = False
+        # The next save carries the edit of this proposal, applied in the editor (its id goes
+        # with it, SPEC §15); `_carried` is the text that save writes, read right after it.
+        self.carrying: str | None = None
+        self._carried: tuple[int, str] | None = None
+        self._holding = False  # the carried save waits until the server knows the proposal
         self._read, self._mark_saved = read, mark_saved
         self._put, self._latest, self._on_state, self._show = put, latest, on_state, show
         self.delay, self.backoff = delay, backoff
@@ -109,7 +114,9 @@ class Autosaver:
             self._set(PENDING)
         if self._timer:
             self._timer.cancel()
-        self._timer = asyncio.ensure_future(self._after(self.delay))
+            self._timer = None
+        if not self._holding:
+            self._timer = asyncio.ensure_future(self._after(self.delay))
 
     async def flush(self) -> bool:
         """Save whatever is pending now; True once everything is saved, False if it can't be."""
@@ -125,6 +132,34 @@ class Autosaver:
             self._wake.set()  # skip a backoff or debounce pause: the caller is waiting
             await asyncio.shield(self._task)
         return self.state == SAVED
+
+    async def carry(
+        self, proposal_id: str, apply: Callable[[], bool], record: Callable[[], Awaitable[None]]
+    ) -> bool:
+        """Apply a proposal's edit in the editor and save it as the proposal's revision.
+
+        The user's own pending keystrokes are saved first, as theirs; `apply()` changes the
+        editor at once (False: it did not, nothing is carried); `record()` tells the server
+        the proposal was applied here; then the text `apply` left is saved, naming the
+        proposal. Anything typed after it is the user's next save. `record`'s error is
+        raised after the save has started (the server then counts that save as the user's).
+        """
+        await self.flush()
+        if not apply():
+            return False
+        self.carrying, self._carried = proposal_id, self._read()
+        self._holding = True
+        try:
+            await record()
+        finally:
+            self._holding = False
+            if self._timer:
+                self._timer.cancel()
+                self._timer = None
+            if self.state not in (CONFLICT, ERROR):
+                self._wake.set()
+                self._kick()
+        return True
 
     def retry(self) -> None:
         """Try again now (after an error, or to cut an offline pause short)."""
@@ -242,6 +277,7 @@ class Autosaver:
                 task.cancel()
         self._timer = self._task = None
         self.revision, self.base, self.theirs, self.resolving = None, "", None, False
+        self.carrying = self._carried = None
         seen, _text = self._read()
         self._mark_saved(seen)  # re-arms the editor: its next edit calls changed()
         self._set(DELETED)
@@ -300,10 +336,12 @@ class Autosaver:
             if not self.writable:  # demoted meanwhile: keep the text, send nothing
                 self._set(UNSAVABLE, self._unsavable_words)
                 return
-            seen, text = self._read()
+            carrying, carried = self.carrying, self._carried
+            seen, text = carried or self._read()
+            self._carried = None
             self._set(SAVING)
             try:
-                result = await self._put(text, self.revision, self.resolving)
+                result = await self._put(text, self.revision, self.resolving, carrying)
                 if result.status == "conflict":
                     theirs = await self._latest()
                     if theirs[0] == text:  # our own earlier write landed after all
@@ -316,6 +354,8 @@ class Autosaver:
                             continue
                         return
             except OfflineError as exc:
+                if carrying is not None and self.carrying == carrying and self._carried is None:
+                    self._carried = (seen, text)  # the retry sends it, not later typing
                 self._set(OFFLINE, str(exc) or "offline — retrying")
                 await self._pause(self.backoff[min(attempt, len(self.backoff) - 1)])
                 attempt += 1
@@ -331,6 +371,8 @@ class Autosaver:
                 return
             attempt = 0
             self.resolving = False  # saved: the conflict is resolved, later saves are ordinary
+            if carrying is not None and self.carrying == carrying:
+                self.carrying = None  # carried: later saves are the user's
             self.revision, self.base = result.revision, text
             if not self._mark_saved(seen):
                 self._set(SAVED)

@@ -74,3 +74,22 @@ def when(saved_at: str, now: datetime) -> str:
     if moment is None:
         return saved_at
     return within_a_day(moment, now) or moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+SOMEONE_SAVED = "This note was saved elsewhere while you were editing it."
+SOMEONE_DELETED = "This note was deleted elsewhere while you were editing it."
+
+
+def conflict_words(rows: list[Revision], revision: str | None, *, gone: bool) -> str:
+    """The conflict panel's first sentence, naming who made the other change (SPEC §13's
+    source): another window of yours, a member by name, the assistant, or an agent. `rows`
+    is the note's history, `revision` the saved revision that clashed (None: the newest)."""
+    row = next((r for r in rows if r.revision == revision), None) if revision else None
+    row = row or (rows[0] if rows else None)
+    if row is None:
+        return SOMEONE_DELETED if gone else SOMEONE_SAVED
+    did = "deleted" if gone else "saved"
+    if row.who == "you":
+        return f"You {did} this note in another window while you were editing it here."
+    actor = row.who[:1].upper() + row.who[1:] if row.who.startswith("the ") else row.who
+    return f"{actor} {did} this note while you were editing it."

@@ -102,6 +102,66 @@ class FilesFrame(Frame):
                 h("tbody", {}, *rows),
             )
         )
+        await self._load_attachments(ws)
+
+    async def _load_attachments(self, ws: str) -> None:
+        """The workspace's pictures and PDFs (SPEC §18) under the notes: each opens in a new
+        tab from its attachments URL."""
+        from app.notes.attach import listing
+        from app.notes.attach_model import attachment_url
+
+        items = await listing(ws)
+        if not items or ws != self.ctx.workspace_id:
+            return
+        rows = [
+            h(
+                "tr",
+                {},
+                h(
+                    "th",
+                    {"scope": "row"},
+                    h(
+                        "a",
+                        {
+                            "href": attachment_url(ws, item["path"]),
+                            "target": "_blank",
+                            "rel": "noopener",
+                            "data-testid": "attachment-file",
+                            "data-path": item["path"],
+                            "text": item["path"],
+                        },
+                    ),
+                ),
+                h("td", {"class": "num", "text": human_size(int(item.get("bytes", 0)))}),
+                h("td", {"text": item.get("contentType", "")}),
+            )
+            for item in items
+        ]
+        self.summary.textContent = (
+            f"{len(self.table_host.querySelectorAll('[data-testid=file-link]'))} documents, "
+            f"{len(items)} attachments in {ws}"
+        )
+        for old in self.table_host.querySelectorAll(".attachments-table"):
+            old.remove()  # a load that overlapped this one drew it first
+        self.table_host.append(
+            h(
+                "table",
+                {"class": "attachments-table"},
+                h("caption", {"class": "visually-hidden", "text": f"Attachments in {ws}"}),
+                h(
+                    "thead",
+                    {},
+                    h(
+                        "tr",
+                        {},
+                        h("th", {"scope": "col", "text": "Attachment"}),
+                        h("th", {"scope": "col", "text": "Size"}),
+                        h("th", {"scope": "col", "text": "Type"}),
+                    ),
+                ),
+                h("tbody", {}, *rows),
+            )
+        )
 
     def _on_click(self, event):
         button = event.target.closest("[data-testid=file-link]")

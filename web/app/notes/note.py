@@ -22,6 +22,7 @@ from app.live.autosave_model import (
     PutResult,
 )
 from app.live.merge_model import changes_between
+from app.notes import attach
 from app.notes.tree_model import copy_path
 
 
@@ -34,6 +35,7 @@ class NoteSession:
         self.ctx, self.ws, self.path = ctx, ws, path
         self._dirty_proxy = create_proxy(guard(self._on_dirty))
         self.view = editor.create(host, text, f"Text of {path}", self._dirty_proxy)
+        self._attach_proxies = attach.watch(self)  # pasted or dropped pictures (SPEC §18)
         self.saver = Autosaver(
             revision=revision,
             base=text,
@@ -94,9 +96,11 @@ class NoteSession:
 
     # -- the saver's I/O -------------------------------------------------------------------
 
-    async def _put(self, text: str, revision: str | None, resolves: bool) -> PutResult:
+    async def _put(
+        self, text: str, revision: str | None, resolves: bool, carries: str | None
+    ) -> PutResult:
         reply = await self.ctx.api.write(
-            self.ws, self.path, text, if_match=revision, keep_mine=resolves
+            self.ws, self.path, text, if_match=revision, keep_mine=resolves, carries=carries
         )
         if reply.status < 300:
             return PutResult("ok", revision_of(reply))
@@ -179,12 +183,14 @@ class NoteSession:
             saver.detach(seen, text, on_state)
         editor.destroy(self.view)
         self._dirty_proxy.destroy()
+        attach.unwatch(self._attach_proxies)
 
     def discard(self) -> None:
         """Destroy the editor and drop unsaved edits (the note was deleted on purpose)."""
         self.saver.cancel()
         editor.destroy(self.view)
         self._dirty_proxy.destroy()
+        attach.unwatch(self._attach_proxies)
 
     async def _rescue(self, text: str, path: str) -> None:
         """A closed note met a conflict: keep both by saving the user's text as a copy."""

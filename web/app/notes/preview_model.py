@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
+
+from ambient.contract import ATTACHMENT_TYPES
 
 # Only these schemes may appear in a link or image URL; relative URLs and #anchors pass.
 SAFE_SCHEMES = ("http", "https", "mailto")
@@ -44,6 +47,75 @@ def _wikilink(state, silent: bool) -> bool:
     return True
 
 
+def _embed(state, silent: bool) -> bool:
+    """`![[name.png]]` (an Obsidian embed) on one line → one `embed` token."""
+    start = state.pos
+    if not state.src.startswith("![[", start):
+        return False
+    end = state.src.find("]]", start + 3)
+    if end < 0:
+        return False
+    inner = state.src[start + 3 : end]
+    target, _, label = inner.partition("|")
+    if not target.strip() or any(c in inner for c in "[]\n"):
+        return False
+    if not silent:
+        token = state.push("embed", "img", 0)
+        token.meta = {"target": target.strip(), "label": label.strip()}
+    state.pos = end + 2
+    return True
+
+
+def _host(url: str) -> str | None:
+    """The host a remote URL names (`https://host/x.png`, `//host/x.png`), else None."""
+    squeezed = _IGNORED.sub("", url)
+    if not (squeezed.startswith("//") or _SCHEME.match(squeezed.lower())):
+        return None
+    try:
+        return urlsplit(squeezed).hostname or ""
+    except ValueError:
+        return ""
+
+
+def _is_image_name(path: str) -> bool:
+    _, dot, ext = path.rpartition(".")
+    return bool(dot) and ext.lower() in ATTACHMENT_TYPES and ext.lower() != "pdf"
+
+
+def _picture(src: str, alt: str, embed: bool, env) -> str:
+    """An image of the note: a workspace file through the attachments URL; a remote one as
+    a placeholder naming its host (no request leaves for it: the page's CSP allows only its
+    own images); a PDF as a link to it."""
+    host = _host(src)
+    if host is not None:
+        shown = host or "another site"
+        return (
+            f'<span class="remote-image" data-testid="remote-image" data-host="{escapeHtml(shown)}"'
+            f' role="img" aria-label="{escapeHtml(f"Image from {shown}, not loaded")}">'
+            f"Image from {escapeHtml(shown)} (not loaded)"
+            + (f": {escapeHtml(alt)}" if alt else "")
+            + "</span>"
+        )
+    image = env.get("image")
+    url, path, known = image(src, embed) if image is not None else (None, None, False)
+    if url is None or path is None or not known:
+        name = path or src
+        return (
+            f'<span class="missing-image" data-testid="missing-image" role="img"'
+            f' aria-label="{escapeHtml(f"Missing image {name}")}">'
+            f"Missing image: {escapeHtml(name)}</span>"
+        )
+    if not _is_image_name(path):
+        return (
+            f'<a href="{escapeHtml(url)}" target="_blank" rel="noopener" class="attachment"'
+            f' data-testid="attachment-link">{escapeHtml(alt or path)}</a>'
+        )
+    return (
+        f'<img src="{escapeHtml(url)}" alt="{escapeHtml(alt)}" data-path="{escapeHtml(path)}"'
+        ' data-testid="preview-image" loading="lazy">'
+    )
+
+
 def _tasks(state) -> None:
     """A list item starting with `[ ]` or `[x]` gets a `task` token: a checkbox in Preview."""
     tokens = state.tokens
@@ -70,6 +142,7 @@ def _renderer() -> MarkdownIt:
     md.enable("strikethrough")
     md.validateLink = is_safe_url  # instance override: markdown-it asks this for every URL
     md.inline.ruler.before("link", "wikilink", _wikilink)
+    md.inline.ruler.before("image", "embed", _embed)
     md.core.ruler.after("inline", "tasks", _tasks)
 
     def link_open(renderer, tokens, idx, options, env):
@@ -100,10 +173,33 @@ def _renderer() -> MarkdownIt:
             f' aria-label="Done"{checked}> '
         )
 
+    def image(renderer, tokens, idx, options, env):
+        token = tokens[idx]
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        return _picture(token.attrGet("src") or "", alt, False, env)
+
+    def embed(renderer, tokens, idx, options, env):
+        meta = tokens[idx].meta
+        target = meta["target"]
+        if not _is_image_name(target) and not target.lower().endswith(".pdf"):
+            # A note embedded (`![[plan]]`) is shown as the link to it.
+            return wikilink(renderer, [_as_wikilink(meta)], 0, options, env)
+        label = meta["label"]
+        alt = "" if label.isdigit() or "x" in label and label.replace("x", "").isdigit() else label
+        return _picture(target, alt or target.rsplit("/", 1)[-1], True, env)
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("embed", embed)
     md.add_render_rule("link_open", link_open)
     md.add_render_rule("wikilink", wikilink)
     md.add_render_rule("task", task)
     return md
+
+
+def _as_wikilink(meta: dict) -> Token:
+    token = Token("wikilink", "a", 0)
+    token.meta = {"target": meta["target"], "label": meta["label"] or meta["target"]}
+    return token
 
 
 def _mark(token, found: tuple[str | None, bool] | None) -> None:
@@ -131,13 +227,17 @@ def parser() -> MarkdownIt:
     return _MD
 
 
-def render(text: str, resolve=None) -> str:
+def render(text: str, resolve=None, image=None) -> str:
     """HTML for the note; raw HTML in the note is shown as text, unsafe URLs are not linked.
 
     `resolve(href_or_name, is_wikilink)` → (path or None, exists): note links then carry
     `data-path`, and links to notes that do not exist are marked missing.
+    `image(src, is_embed)` → (URL or None, workspace path or None, known): `![alt](src)` and
+    `![[name.png]]` show the workspace's file from that URL (attach_model.image_resolver);
+    without it, or for a file not known, a "missing image" placeholder. A remote image is
+    never loaded: a placeholder names its host.
     """
-    return parser().render(text, {"resolve": resolve})
+    return parser().render(text, {"resolve": resolve, "image": image})
 
 
 def resolve_link(note_path: str, href: str) -> str | None:

@@ -3,24 +3,40 @@
 from __future__ import annotations
 
 from ambient.markdown import OutlineNode, outline, todos
-from app.dom import h
+from app.dom import h, spawn
 from app.live.access_model import READONLY_WORDS
 
 
-def draw_preview(host, text: str, note_path: str = "", paths=()) -> None:
+def draw_preview(host, text: str, note_path: str = "", paths=(), ws: str = "") -> None:
     """markdown-it output only: raw HTML is escaped and unsafe URLs dropped before insertion.
 
     Links to notes carry the path they open (`data-path`) or are marked missing; a
-    backlinks list follows, filled in by `draw_backlinks` once it is known.
+    backlinks list follows, filled in by `draw_backlinks` once it is known. Pictures of the
+    workspace `ws` come from its attachments (listed again each time: redrawn when new).
     """
+    from app.notes import attach
+    from app.notes.attach_model import image_resolver
     from app.notes.links_model import (
         resolver,  # markdown-it loads on the first preview, not at boot
     )
     from app.notes.preview_model import render
 
-    host.innerHTML = (
-        f'<article class="preview">{render(text, resolver(note_path, paths))}</article>'
-    )
+    def html(attachments) -> str:
+        image = image_resolver(ws, note_path, attachments) if ws else None
+        return render(text, resolver(note_path, paths), image)
+
+    article = h("article", {"class": "preview"})
+    shown = attach.known(ws)
+    article.innerHTML = html(shown)
+    host.replaceChildren(article)
+    if ws:  # list the attachments again (another window may have added some): redraw if new
+
+        async def again() -> None:
+            listed = await attach.listed(ws)
+            if article.isConnected and listed != shown:
+                article.innerHTML = html(listed)
+
+        spawn(again())
     host.append(
         h(
             "aside",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.api_model import ApiError, describe
-from app.dom import h
+from app.dom import column_heads, h
 from app.people.dialog import Dialog, field, opener
 from app.people.people_model import (
     ACCOUNT_PASSWORD_URL,
@@ -82,10 +82,7 @@ class AccountDialog:
                     h(
                         "tr",
                         {},
-                        *[
-                            h("th", {"scope": "col"}, label)
-                            for label in ("Browser", "Signed in", "Last seen", "")
-                        ],
+                        *column_heads("Browser", "Signed in", "Last seen", actions="Actions"),
                     ),
                 ),
                 self.rows,

@@ -122,7 +122,7 @@ class UsersDialog:
                                 "data-testid": "user-disable",
                                 "data-username": name,
                                 "data-value": "false" if disabled else "true",
-                                "aria-label": f"{'Enable' if disabled else 'Disable'} {name}",
+                                "aria-label": f"{'Enable' if disabled else 'Disable'}: {name}",
                             },
                             "Enable" if disabled else "Disable",
                         ),
@@ -134,10 +134,9 @@ class UsersDialog:
                                 "data-testid": "user-admin",
                                 "data-username": name,
                                 "data-value": "false" if admin else "true",
+                                # The visible words first: a voice user says what they see.
                                 "aria-label": (
-                                    f"Remove administrator from {name}"
-                                    if admin
-                                    else f"Make {name} an administrator"
+                                    f"Remove admin: {name}" if admin else f"Make admin: {name}"
                                 ),
                             },
                             "Remove admin" if admin else "Make admin",

@@ -31,7 +31,7 @@ class Dialog:
         self.dialog = h(
             "dialog",
             {"class": "people-dialog", "aria-labelledby": self.title_id, "data-testid": key},
-            h("header", {"class": "people-head"}, self.heading, self.close_button),
+            h("div", {"class": "people-head"}, self.heading, self.close_button),
             self.body,
             self.status,
         )

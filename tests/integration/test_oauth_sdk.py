@@ -1,0 +1,258 @@
+"""The Python `mcp` SDK's own OAuth client (`OAuthClientProvider`) through the whole flow
+against a real uvicorn server (SPEC §19): discovery from the 401, registration, authorization
+with PKCE and the resource, the consent page (posted by HTTP as the signed-in user, as a
+browser would), the code exchange, tools within the chosen scope, refresh after expiry,
+and revocation in the token list ending the client's next call with 401.
+
+Runs on SQLite and on PostgreSQL (`app` is parametrized over both).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx2
+import pytest
+from conftest import PASSWORDS
+from fastapi import FastAPI
+from mcp import ClientSession
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+from oauth_helpers import query_of
+from sqlalchemy import select, update
+
+from backend.db import utcnow
+from backend.models.oauth import OAuthAccessToken, OAuthRefreshToken
+from support.servers import InThreadServer
+from tests.mcp_client import SDK_TIMEOUT
+
+REDIRECT = "http://127.0.0.1:33419/callback"
+ROOT = Path(__file__).resolve().parents[2]
+TS_SCRIPT = Path(__file__).with_name("mcp_ts_oauth.mjs")
+
+
+class Memory:
+    """The SDK's TokenStorage, in memory."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+class Person:
+    """The signed-in user's browser: follows the authorization URL to the consent page and
+    posts the choice; the client's redirect target is read, not visited."""
+
+    def __init__(self, base: str, username: str, scope: str, workspace: str = "") -> None:
+        self.base, self.username = base, username
+        self.scope, self.workspace = scope, workspace
+        self.answer: dict[str, str] | None = None
+        self.consents = 0
+        self.willing = True
+        self.pages: list[str] = []
+
+    async def redirect(self, url: str) -> None:
+        if not self.willing:
+            raise RuntimeError("the person closed the consent tab")
+        async with httpx2.AsyncClient(base_url=self.base, timeout=SDK_TIMEOUT) as browser:
+            r = await browser.post(
+                "/api/session",
+                json={"username": self.username, "password": PASSWORDS[self.username]},
+            )
+            assert r.status_code == 200, r.text
+            r = await browser.get(url)
+            assert r.status_code == 302, r.text
+            consent = r.headers["location"]
+            page = await browser.get(consent)
+            assert page.status_code == 200, page.text
+            self.pages.append(page.text)
+            form = dict(query_of(consent))
+            form.update(
+                chosen_scope=self.scope, workspace=self.workspace, folder="", decision="allow"
+            )
+            r = await browser.post("/oauth/consent", data=form)
+            assert r.status_code == 303, r.text
+            location = r.headers["location"]
+            assert location.startswith(REDIRECT)
+            self.answer = query_of(location)
+            self.consents += 1
+
+    async def callback(self) -> AuthorizationCodeResult:
+        assert self.answer is not None
+        answer, self.answer = self.answer, None
+        return AuthorizationCodeResult(
+            code=answer["code"], state=answer.get("state"), iss=answer.get("iss")
+        )
+
+
+class Agent:
+    """An MCP client with the SDK's OAuth provider; records every HTTP status it gets."""
+
+    def __init__(self, base: str, person: Person) -> None:
+        self.base = base
+        self.storage = Memory()
+        self.statuses: list[int] = []
+        self.auth = OAuthClientProvider(
+            server_url=base + "/mcp",
+            client_metadata=OAuthClientMetadata(
+                client_name="SDK test agent",
+                redirect_uris=[REDIRECT],  # type: ignore[list-item]
+                grant_types=["authorization_code", "refresh_token"],
+                response_types=["code"],
+                token_endpoint_auth_method="none",
+            ),
+            storage=self.storage,
+            redirect_handler=person.redirect,
+            callback_handler=person.callback,
+        )
+
+    async def _session(self, calls: list[tuple[str, dict]]) -> list[Any]:
+        async def record(response: httpx2.Response) -> None:
+            self.statuses.append(response.status_code)
+
+        http = httpx2.AsyncClient(
+            auth=self.auth, timeout=SDK_TIMEOUT, event_hooks={"response": [record]}
+        )
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(http)
+            read, write = (
+                await stack.enter_async_context(
+                    streamable_http_client(self.base + "/mcp", http_client=http)
+                )
+            )[:2]
+            s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
+            await s.initialize()
+            results: list[Any] = []
+            for name, arguments in calls:
+                if name == "__list__":
+                    results.append({t.name for t in (await s.list_tools()).tools})
+                else:
+                    results.append((await s.call_tool(name, arguments)).structured_content)
+            return results
+
+    def run(self, *calls: tuple[str, dict]) -> list[Any]:
+        return anyio.run(self._session, list(calls))
+
+
+@pytest.fixture
+def served(app: FastAPI) -> Iterator[str]:
+    server = InThreadServer(app)
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def test_the_sdk_client_connects_refreshes_and_is_stopped_by_a_revocation(app, served):
+    person = Person(served, "alice", scope="write", workspace="team")
+    agent = Agent(served, person)
+
+    tools, created, elsewhere = agent.run(
+        ("__list__", {}),
+        ("create_note", {"workspaceId": "team", "path": "from-oauth.md", "text": "hi"}),
+        ("list_documents", {"workspaceId": "personal"}),
+    )
+    assert {"create_note", "edit_note", "propose_edit", "read_document"} <= tools
+    assert created["ok"] is True, created
+    assert elsewhere["ok"] is False  # the grant reaches only team
+    assert person.consents == 1 and 401 in agent.statuses  # discovery began at /mcp's 401
+    assert 'data-testid="oauth-client-name">SDK test agent<' in person.pages[0]
+    assert agent.storage.tokens is not None
+    first_refresh = agent.storage.tokens.refresh_token
+
+    # An hour later (moved clock): the access token has expired on both sides; the SDK
+    # refreshes on its own, without asking the person again.
+    with app.state.sessionmaker() as db:
+        db.execute(update(OAuthAccessToken).values(expires_at=utcnow() - timedelta(seconds=1)))
+        db.commit()
+    agent.auth.context.token_expiry_time = time.time() - 1
+    (read,) = agent.run(("read_document", {"workspaceId": "team", "path": "from-oauth.md"}))
+    assert read["ok"] is True and "\nhi\n" in read["text"]
+    assert person.consents == 1
+    assert agent.storage.tokens.refresh_token != first_refresh
+    with app.state.sessionmaker() as db:
+        used = db.scalars(select(OAuthRefreshToken).where(OAuthRefreshToken.used_at.is_not(None)))
+        assert len(used.all()) == 1
+
+    # The person revokes the grant in the token list: the next call gets 401 (and the
+    # person, asked again, does not consent).
+    with httpx2.Client(base_url=served, timeout=SDK_TIMEOUT) as page:
+        page.post("/api/session", json={"username": "alice", "password": PASSWORDS["alice"]})
+        (grant,) = page.get("/api/tokens").json()
+        assert (grant["kind"], grant["name"], grant["scope"]) == (
+            "oauth",
+            "SDK test agent",
+            "write",
+        )
+        assert page.delete(f"/api/tokens/{grant['id']}").status_code == 204
+    person.willing = False
+    agent.statuses.clear()
+    with pytest.raises(BaseException):  # noqa: B017 - the SDK's own error, from a task group
+        agent.run(("__list__", {}))
+    assert agent.statuses[0] == 401
+    assert urlsplit(served).hostname == "127.0.0.1"
+
+
+def test_the_typescript_sdk_client_connects_with_oauth(app, served):
+    """The official TypeScript SDK's OAuth client (npm), run by Node, through the same flow."""
+    node = shutil.which("node")
+    assert node, "Node.js is needed for the TypeScript SDK interoperability test"
+    sdk = ROOT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
+    assert sdk.exists(), "run `npm ci` first: @modelcontextprotocol/sdk is a devDependency"
+    with httpx2.Client(base_url=served, timeout=SDK_TIMEOUT) as page:
+        r = page.post("/api/session", json={"username": "bob", "password": PASSWORDS["bob"]})
+        assert r.status_code == 200, r.text
+        cookie = "; ".join(f"{k}={v}" for k, v in page.cookies.items())
+        done = subprocess.run(
+            [node, str(TS_SCRIPT), served, "read", "team"],
+            env={**os.environ, "ANA_COOKIE": cookie},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout)
+        assert got["firstRefused"] is True and got["consentShowsClient"] is True
+        assert got["tokenScope"] == "read" and got["hasRefresh"] is True
+        assert set(got["tools"]) == {
+            "get_active_note",
+            "list_documents",
+            "read_document",
+            "search_notes",
+        }
+        assert got["listed"]["ok"] is True
+        assert got["elsewhere"]["ok"] is False  # bob's grant reaches team only
+        (grant,) = page.get("/api/tokens").json()
+        assert (grant["kind"], grant["name"]) == ("oauth", "TypeScript OAuth agent")
