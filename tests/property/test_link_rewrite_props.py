@@ -77,7 +77,7 @@ def links(note: str, text: str, paths) -> list[str | None]:
 
     def walk(tokens):
         for token in tokens:
-            if token.type == "wikilink":
+            if token.type in ("wikilink", "embed"):  # `![[note]]` shows as a link to it
                 path, ok = resolve_wikilink(note, token.meta["target"], paths)
                 found.append(path if ok else None)
             elif token.type == "link_open":
