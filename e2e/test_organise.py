@@ -58,7 +58,7 @@ def test_a_deleted_note_comes_back_from_the_trash_with_its_history(
     reload_list(alice)
     row_button(alice, path, "note-delete").click()
     alice.get_by_test_id("row-delete-confirm").click()
-    expect(note_link(alice, path)).to_have_count(0)
+    expect(alice.locator(f".note-row[data-path='{path}']")).to_have_count(0)  # deleted, listed
     alice.get_by_test_id("trash-open").click()
     item = alice.locator(f"[data-testid=trash-item][data-path='{path}']")
     expect(item).to_be_visible()

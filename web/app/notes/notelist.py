@@ -107,6 +107,7 @@ class NoteList:
         self._unsubscribe = [
             ctx.on_workspace_change(lambda ws: spawn(self.load())),
             ctx.on_documents_change(lambda: spawn(self.load())),
+            ctx.on_documents_change(self.trash.documents_changed),
             ctx.on_role_change(lambda role: self._draw_role()),
         ]
         self._draw_role()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from app.api_model import ApiError, describe
-from app.dom import h
+from app.dom import h, spawn
 from app.notes.trash_model import free_path, parse_trash, restore_body, restore_url, trash_url
 from app.notes.tree_model import clean_new_path
 
@@ -64,6 +64,11 @@ class Trash:
         self.status.textContent = ""
         await self.load()
 
+    def documents_changed(self) -> None:
+        """A note was deleted or restored (here or in another window): an open list follows."""
+        if self.dialog.open:
+            spawn(self.load())
+
     def close(self) -> bool:
         was_open = bool(self.dialog.open)
         if was_open:
@@ -111,7 +116,7 @@ class Trash:
                 )
             )
         self.list.replaceChildren(*items)
-        if not entries:
+        if not entries and not self.status.textContent:  # keep "Restored …" when it is
             self.status.textContent = "The trash is empty."
 
     async def _on_click(self, event) -> None:
@@ -146,9 +151,7 @@ class Trash:
             return None
         path = (reply.json() or {}).get("path") or to or row.path
         self.status.textContent = f"Restored {path}."
-        self.ctx.documents_changed()
-        await self.load()
-        self.status.textContent = f"Restored {path}."
+        self.ctx.documents_changed()  # the list of notes, and this one (documents_changed)
         return None
 
     def _ask_path(self, item, row, why: str) -> None:
