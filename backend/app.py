@@ -33,6 +33,7 @@ from backend.api.routes import (
     conversations,
     documents,
     events,
+    folders,
     inline,
     invitations,
     key_sessions,
@@ -43,6 +44,7 @@ from backend.api.routes import (
     setup,
     tokens,
     transfer,
+    trash,
     workspaces,
 )
 from backend.assistant.deliveries import purge_expired
@@ -202,6 +204,8 @@ def create_app(settings: Settings) -> FastAPI:
         workspaces,
         invitations,
         documents,
+        folders,
+        trash,
         search,
         key_sessions,
         assistant,

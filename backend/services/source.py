@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal["page", "assistant", "agent", "import"]
-# edit: a save; create: the first save; restore: a revision saved again (§15); move, delete.
-Action = Literal["edit", "create", "restore", "move", "delete"]
+# edit: a save; create: the first save; restore: a revision saved again (§15); move, delete;
+# links: a note's links rewritten because a note they lead to moved (§18).
+Action = Literal["edit", "create", "restore", "move", "delete", "links"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,6 +288,27 @@ def _restore(w, c, kind):
     return c.post(url + "/revisions/1/restore", headers={"If-Match": '"1"'}), None
 
 
+def _trash(w, c, kind):
+    return c.get("/api/workspaces/personal/trash"), None
+
+
+def _trash_restore(w, c, kind):
+    path, url = w.fresh_note()
+    assert w.alice.delete(url).status_code == 204
+    return c.post("/api/workspaces/personal/trash/restore", json={"path": path}), url
+
+
+def _folder_move(w, c, kind):
+    w._n += 1
+    put_note(w.alice, "personal", f"f{w._n}/x.md", NOTE)
+    url = f"/api/workspaces/personal/documents/f{w._n}/x.md"
+    response = c.post(
+        "/api/workspaces/personal/folders/move", json={"from": f"f{w._n}", "to": f"g{w._n}"}
+    )
+    assert (w.text(url) == NOTE) is (kind != "member")
+    return response, None
+
+
 def _events(w, c, kind):
     # The stream is endless by design; a short life lets the member's call return here.
     w.app.state.settings.events_max_stream_seconds = 0.3
@@ -453,6 +474,9 @@ ROUTES = {
     ("GET", "/api/workspaces/{ws}/documents/{path}/revisions/{n}"): (_revision, MEMBER),
     ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (_restore, MEMBER),
     ("GET", "/api/workspaces/{ws}/events"): (_events, MEMBER),
+    ("GET", "/api/workspaces/{ws}/trash"): (_trash, MEMBER),
+    ("POST", "/api/workspaces/{ws}/folders/move"): (_folder_move, MEMBER),
+    ("POST", "/api/workspaces/{ws}/trash/restore"): (_trash_restore, {**MEMBER, "member": 201}),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals/{proposal_id}"): (
         _proposal_get,
@@ -571,6 +595,8 @@ def _effect(w: World, route: tuple[str, str], kind: str, response, url: str | No
         assert w.text(url) is None if allowed else w.text(url) == NOTE
     if url is not None and template.endswith("/apply"):
         assert w.text(url) == (NOTE + "- [ ] cell" if allowed else NOTE)
+    if url is not None and template.endswith("/trash/restore"):
+        assert (w.text(url) == NOTE) is allowed
     if url is not None and template.endswith("/move"):
         assert w.text(url) is None if allowed else w.text(url) == NOTE
         assert (w.text(url + ".moved") == NOTE) is allowed
@@ -719,6 +745,16 @@ def _writes(w: World):
             "POST",
             f"{url}/revisions/1/restore",
             {},
+        ),
+        ("POST", "/api/workspaces/{ws}/trash/restore"): (
+            "POST",
+            "/api/workspaces/personal/trash/restore",
+            {"json": {"path": "m/base.md", "to": "m/stolen.md"}},
+        ),
+        ("POST", "/api/workspaces/{ws}/folders/move"): (
+            "POST",
+            "/api/workspaces/personal/folders/move",
+            {"json": {"from": "m", "to": "stolen"}},
         ),
         ("POST", "/api/workspaces/{ws}/key-sessions"): (
             "POST",

@@ -146,7 +146,12 @@ def test_move(alice_client):
     alice_client.put(url("old.md"), content="body")
     response = alice_client.post(url("old.md") + "/move", json={"to": "folder/新しい.md"})
     assert response.status_code == 200
-    assert response.json() == {"path": "folder/新しい.md", "revision": 2, "bytes": 4}
+    assert response.json() == {
+        "path": "folder/新しい.md",
+        "revision": 2,
+        "bytes": 4,
+        "linksUpdated": [],  # SPEC §18: no other note linked to it
+    }
     assert alice_client.get(url("old.md")).status_code == 404
     assert alice_client.get(url("folder/新しい.md")).text == "body"
     assert [d["path"] for d in alice_client.get(WS).json()] == ["folder/新しい.md"]

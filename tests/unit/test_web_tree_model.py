@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 from app.notes.tree_model import (
     build_tree,
+    clean_folder,
     clean_new_path,
     copy_path,
+    drop_folder,
+    folder_moved_into,
+    folder_span,
+    moved_into,
     name_span,
     tree_key,
     visible_items,
@@ -139,3 +144,47 @@ def test_a_letter_jumps_to_the_next_row_starting_with_it() -> None:
     assert tree_key(items, "welcome.md", "T").focus == "todo.md"
     assert tree_key(items, "todo.md", "z").focus == "todo.md"
     assert tree_key([], "x", "ArrowDown") is None
+
+
+def test_a_new_folder_is_drawn_with_no_note_in_it() -> None:
+    root = build_tree(["a.md", "projects/plan.md"], ["empty/", "projects/2027/"])
+    assert [f.path for f in root.folders] == ["empty/", "projects/"]
+    assert [f.path for f in root.folders[1].folders] == ["projects/2027/"]
+    assert root.folders[0].notes == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "folder"),
+    [("projects", "projects/"), (" /a/b/ ", "a/b/"), ("日記", "日記/")],
+)
+def test_clean_folder(typed: str, folder: str) -> None:
+    assert clean_folder(typed) == folder
+    assert clean_folder(typed, "top/") == "top/" + folder
+
+
+@pytest.mark.parametrize("typed", ["", "  /  ", "a/../b", "a//b", "a\\b"])
+def test_clean_folder_refuses_bad_names_in_words(typed: str) -> None:
+    with pytest.raises(ValueError, match=r"\w"):
+        clean_folder(typed)
+
+
+def test_a_drop_moves_into_the_folder_the_row_means() -> None:
+    assert drop_folder("folder", "projects/") == "projects/"
+    assert drop_folder("note", "projects/plan.md") == "projects/"
+    assert drop_folder("note", "todo.md") == ""
+    assert moved_into("projects/plan.md", "") == "plan.md"
+    assert moved_into("plan.md", "a/b/") == "a/b/plan.md"
+
+
+def test_move_to_selects_the_folder_part_and_shift_f2_asks_for_it() -> None:
+    assert folder_span("a/b/plan.md") == (0, 4)
+    assert folder_span("plan.md") == (0, 0)
+    assert tree_key(_items(), "todo.md", "F2", shift=True).action == "move"
+
+
+def test_a_folder_dropped_in_a_folder_keeps_its_name_and_never_enters_itself() -> None:
+    assert folder_moved_into("a/b/", "") == "b/"
+    assert folder_moved_into("b/", "archive/") == "archive/b/"
+    assert folder_moved_into("a/b/", "a/") is None  # where it is already
+    assert folder_moved_into("a/", "a/b/") is None  # inside itself
+    assert folder_moved_into("a/", "a/") is None

@@ -214,9 +214,11 @@ class Api:
     async def delete(self, ws: str, path: str) -> None:
         await self.ok("DELETE", doc_url(ws, path))
 
-    async def move(self, ws: str, path: str, to: str) -> str | None:
-        """Rename a note; answers its new revision (a move counts as a write)."""
-        return revision_of(await self.ok("POST", doc_url(ws, path, "move"), data={"to": to}))
+    async def move(self, ws: str, path: str, to: str, *, update_links: bool = True) -> str | None:
+        """Rename a note (the links to it follow unless `update_links` is false); answers its
+        new revision (a move counts as a write)."""
+        data = {"to": to, "updateLinks": update_links}
+        return revision_of(await self.ok("POST", doc_url(ws, path, "move"), data=data))
 
 
 def revision_of(reply: Reply) -> str | None:

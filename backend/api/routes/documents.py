@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Response
 from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from pydantic.alias_generators import to_camel
 from pydantic_core import to_json
 from sqlalchemy.orm import Session
@@ -33,6 +33,7 @@ from backend.api.deps import (
 from backend.errors import error_responses
 from backend.services import documents as documents_service
 from backend.services import history as history_service
+from backend.services import link_updates
 from backend.services import proposals as proposals_service
 from backend.services.source import Source
 
@@ -110,7 +111,24 @@ class SavedDocument(_Camel):
 
 
 class MoveIn(BaseModel):
+    model_config = ConfigDict(validate_by_name=True)
+
     to: str = Field(description="The new workspace-relative path.", max_length=8192)
+    update_links: StrictBool = Field(
+        True,
+        alias="updateLinks",
+        description="Rewrite the links to the note in the workspace's other notes (and the "
+        "note's own relative links) so they lead to its new path (SPEC §18).",
+    )
+
+
+class MovedDocument(SavedDocument):
+    links_updated: list[str] = Field(
+        description="The notes saved again with their links rewritten (each its own "
+        "revision, action `links`, announced by its `saved` event); empty when `updateLinks` "
+        "was false. The moved note is among them when its own relative links changed: "
+        "`revision` is then the move's, and the rewrite is the next one."
+    )
 
 
 _ETAG_HEADER = {
@@ -148,8 +166,8 @@ def list_documents(ws: MemberWorkspace, db: SessionDep) -> list[DocumentInfo]:
 # can still be read and written.
 @router.post(
     "/{path:notepath}/move",
-    response_model=SavedDocument,
-    summary="Rename (move) a note",
+    response_model=MovedDocument,
+    summary="Rename (move) a note; links to it follow unless updateLinks is false",
     responses=error_responses(400, 401, 403, 404, 409, 422),
 )
 def move_document(
@@ -158,8 +176,9 @@ def move_document(
     path: NotePath,
     body: MoveIn,
     db: SessionDep,
+    settings: SettingsDep,
     if_match: IfMatch = None,
-) -> SavedDocument:
+) -> MovedDocument:
     doc = documents_service.move_document(
         db,
         workspace_id=ws,
@@ -168,7 +187,16 @@ def move_document(
         source=Source.page(user.id),
         if_match=parse_if_match(if_match),
     )
-    return SavedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes)
+    moved = MovedDocument(path=doc.path, revision=doc.revision, bytes=doc.bytes, links_updated=[])
+    if body.update_links:
+        moved.links_updated = link_updates.update_links(
+            db,
+            workspace_id=ws,
+            moves={documents_service.valid_path(path): doc.path},
+            source=Source.page(user.id),
+            max_bytes=settings.max_note_bytes,
+        )
+    return moved
 
 
 class RevisionSource(BaseModel):

@@ -13,6 +13,7 @@ ACTIONS = {
     "restore": "restored an earlier version",
     "move": "renamed it",
     "delete": "deleted it",
+    "links": "updated its links after a rename",
 }
 
 

@@ -1,4 +1,5 @@
-"""The note list: the workspace's notes as a folder tree, with create, rename and delete."""
+"""The note list: the workspace's notes as a folder tree, with create, rename, move and delete
+(New folder, drag and drop and the Trash: app.notes.moving, app.notes.trash)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from js import document
 
 from app.api_model import describe
 from app.dom import h, spawn
+from app.notes.moving import DragMove, NewFolder
 from app.notes.roving_model import tab_stop
+from app.notes.trash import Trash
 from app.notes.tree_model import (
     Folder,
     build_tree,
     clean_new_path,
+    folder_span,
     name_span,
     tree_key,
     visible_items,
@@ -67,17 +71,28 @@ class NoteList:
         )
         self.status = h("p", {"class": "list-status", "role": "status"})
         self.tree = h("div", {"class": "note-tree"})
+        self.folders: set[str] = set()  # made with New folder, no note in them yet
+        self.new_folder = NewFolder(self, listeners)
+        self.trash = Trash(ctx, listeners)
         host.append(
             h(
                 "div",
                 {"class": "sidebar-head"},
                 h("h2", {"id": "notes-title"}, "Notes"),
-                self.new_button,
+                h(
+                    "span",
+                    {"class": "sidebar-buttons"},
+                    self.new_folder.button,
+                    self.trash.element,
+                    self.new_button,
+                ),
             ),
             self.new_form,
+            self.new_folder.form,
             self.status,
             self.tree,
         )
+        self.drag = DragMove(self, listeners)
         listeners.on(self.new_button, "click", self._toggle_new)
         listeners.on(self.new_form, "submit", self._create, prevent=True)
         listeners.on(
@@ -92,6 +107,7 @@ class NoteList:
         self._unsubscribe = [
             ctx.on_workspace_change(lambda ws: spawn(self.load())),
             ctx.on_documents_change(lambda: spawn(self.load())),
+            ctx.on_documents_change(self.trash.documents_changed),
             ctx.on_role_change(lambda role: self._draw_role()),
         ]
         self._draw_role()
@@ -101,6 +117,7 @@ class NoteList:
         when the role changes while the page is open."""
         writable = self.ctx.can_edit or not self.ctx.workspace_id
         self.new_button.hidden = not writable
+        self.new_folder.button.hidden = not writable
         if not writable and not self.new_form.hidden:
             self._toggle_new(None, False)
         if self.ctx.workspace_id and self.tree.firstChild:
@@ -110,6 +127,22 @@ class NoteList:
 
     def _say(self, text: str) -> None:
         self.status.textContent = text
+
+    def say(self, text: str) -> None:
+        """A sentence in the list's status line (moves, folders)."""
+        self._say(text)
+
+    def add_folder(self, folder: str) -> None:
+        """Draw a folder made with New folder, and open the New note form inside it."""
+        self.folders.add(folder)
+        self.collapsed.discard(folder)
+        self.root = build_tree(sorted(self.ctx.known_paths), self.folders)
+        self.tree.replaceChildren(self._folder(self.root, top=True))
+        self._rove()
+        self.mark(self.current)
+        self._say(f"New folder {folder}: create a note in it, or drag a note onto it.")
+        self._toggle_new(None, True)
+        self.new_input.value = folder
 
     def mark(self, path: str) -> None:
         """Mark the note open in the active frame (aria-current) and show its folders open."""
@@ -139,8 +172,10 @@ class NoteList:
         self.ctx.known_paths = paths
         empty = "No notes yet. Create one with New note." if self.ctx.can_edit else "No notes yet."
         self.status.textContent = "" if docs else empty
-        self.root = build_tree(sorted(paths))
+        self.folders = {f for f in self.folders if not any(p.startswith(f) for p in paths)}
+        self.root = build_tree(sorted(paths), self.folders)
         self.new_button.hidden = not self.ctx.can_edit
+        self.new_folder.button.hidden = not self.ctx.can_edit
         self.tree.replaceChildren(self._folder(self.root, top=True))
         self._rove()
         if changed:  # a Preview drawn before the list arrived re-resolves its links now
@@ -171,6 +206,7 @@ class NoteList:
                     "tabindex": "-1",
                     "data-testid": "note-folder",
                     "data-folder": child.path,
+                    "draggable": "true" if self.ctx.can_edit else None,
                     "data-key": child.path,
                     "aria-expanded": "true" if expanded else "false",
                     "aria-level": level,
@@ -215,7 +251,8 @@ class NoteList:
                     "data-action": "open",
                     "data-path": path,
                     "title": f"Open {path}",
-                    "aria-keyshortcuts": "Enter Shift+Enter F2 Delete Shift+F10"
+                    "draggable": "true" if writable else None,
+                    "aria-keyshortcuts": "Enter Shift+Enter F2 Shift+F2 Delete Shift+F10"
                     if writable
                     else "Enter Shift+Enter Shift+F10",
                     "aria-current": "page" if path == self.current else None,
@@ -254,6 +291,22 @@ class NoteList:
                         "title": "Rename (F2)",
                     },
                     "✎",
+                ),
+                None
+                if not writable
+                else h(
+                    "button",
+                    {
+                        "type": "button",
+                        "class": "icon",
+                        "data-testid": "note-move",
+                        "data-action": "move",
+                        "data-path": path,
+                        "tabindex": "-1",
+                        "aria-label": f"Move {path} to another folder",
+                        "title": "Move to… (Shift+F2, or drag it onto a folder)",
+                    },
+                    "⇥",
                 ),
                 None
                 if not writable
@@ -327,8 +380,9 @@ class NoteList:
             return self.ctx.open_note(focus)
         if move.action == "open-frame":
             return self.ctx.open_note(focus, new_frame=True)
-        if move.action in ("rename", "delete"):
-            return self._ask(target.closest("li[data-path]"), focus, rename=move.action == "rename")
+        if move.action in ("rename", "move", "delete"):
+            row = target.closest("li[data-path]")
+            return self._ask(row, focus, rename=move.action != "delete", move=move.action == "move")
         self._focus(focus)
         return None
 
@@ -379,8 +433,8 @@ class NoteList:
             return self.ctx.open_note(path)
         if action == "open-frame":
             return self.ctx.open_note(path, new_frame=True)
-        if action == "rename":
-            return self._ask(row, path, rename=True)
+        if action in ("rename", "move"):
+            return self._ask(row, path, rename=True, move=action == "move")
         if action == "delete":
             return self._ask(row, path, rename=False)
         if action == "cancel":
@@ -414,9 +468,12 @@ class NoteList:
             self._toggle_new(None, False)
             self.new_button.focus()
             closed = True
-        return closed
+        closed = self.new_folder.close() or closed
+        return self.trash.close() or closed
 
-    def _ask(self, row, path: str, *, rename: bool) -> None:
+    def _ask(self, row, path: str, *, rename: bool, move: bool = False) -> None:
+        """The row's rename form (`move`: its folder part selected, for "Move to…") or its
+        delete question, in place of the row."""
         if not self.ctx.can_edit:
             self._say("Your role here is reader: notes cannot be renamed or deleted.")
             return
@@ -437,11 +494,27 @@ class NoteList:
                     "autocomplete": "off",
                 },
             )
+            links = h(
+                "input",
+                {
+                    "type": "checkbox",
+                    "id": field_id + "-links",
+                    "data-testid": "rename-update-links",
+                    "checked": True,
+                },
+            )
+            label = f"Move {path} to (folder/name)" if move else f"New name for {path}"
             form = h(
                 "form",
                 {"class": "row-form", "data-path": path},
-                h("label", {"for": field_id, "text": f"New name for {path}"}),
+                h("label", {"for": field_id, "text": label}),
                 field,
+                h(
+                    "label",
+                    {"class": "check", "for": field_id + "-links"},
+                    links,
+                    " Update links to it in other notes",
+                ),
                 h(
                     "div",
                     {"class": "row"},
@@ -452,8 +525,8 @@ class NoteList:
             )
             row.replaceChildren(form)
             field.focus()
-            start, end = name_span(path)
-            field.setSelectionRange(start, end)  # the name only: folder and extension stay
+            start, end = folder_span(path) if move else name_span(path)
+            field.setSelectionRange(start, end)  # the name only (or the folder only) is replaced
         else:
             confirm = h(
                 "button",
@@ -479,22 +552,25 @@ class NoteList:
         form = event.target
         old = form.dataset.path
         problem = form.querySelector(".problem")
+        links = form.querySelector("input[type=checkbox]")  # "Update links to it"
         try:
             new = clean_new_path(form.querySelector("input").value)
             if new != old:
-                await self._rename(old, new)
+                await self.move_note(old, new, update_links=bool(links.checked))
         except Exception as exc:  # noqa: BLE001 - shown in the list, in words
             problem.textContent = describe(exc)
             return
         await self.load()
 
-    async def _rename(self, old: str, new: str) -> None:
+    async def move_note(self, old: str, new: str, *, update_links: bool = True) -> None:
+        """Rename or move a note (the frames showing it follow); the links to it in other
+        notes follow too unless `update_links` is false (the server rewrites them, SPEC §18)."""
         ws = self.ctx.workspace_id
         frames = self._frames_showing(old)
         for frame in frames:
             if not await frame.flush():
                 raise ValueError(f"{old} has unsaved changes; wait until it says Saved.")
-        revision = await self.ctx.api.move(ws, old, new)
+        revision = await self.ctx.api.move(ws, old, new, update_links=update_links)
         for frame in frames:
             frame.renamed(new, revision)
         self.ctx.documents_changed()

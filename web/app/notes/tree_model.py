@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from app.notes.roving_model import position, step
@@ -33,9 +35,17 @@ class Folder:
         return child
 
 
-def build_tree(paths: list[str]) -> Folder:
-    """Folders first, then notes, each sorted case-insensitively; `a/b/c.md` nests a → b."""
+def build_tree(paths: list[str], folders: Iterable[str] = ()) -> Folder:
+    """Folders first, then notes, each sorted case-insensitively; `a/b/c.md` nests a → b.
+
+    `folders` ("a/b/") are drawn even with no note in them: a folder made with New folder
+    lives in the page until a note is saved or moved into it (the server knows notes only).
+    """
     root = Folder(path="", name="")
+    for folder in folders:
+        node = root
+        for part in folder.strip("/").split("/"):
+            node = node.folder(part)
     for path in paths:
         *folders, name = path.split("/")
         node = root
@@ -70,6 +80,42 @@ def clean_new_path(raw: str, folder: str = "") -> str:
     return folder + "/".join(parts)
 
 
+def clean_folder(raw: str, parent: str = "") -> str:
+    """What the user typed for a new folder → its path ending in "/" (under `parent`).
+
+    Raises ValueError with a sentence the page can show.
+    """
+    text = raw.strip().strip("/").strip()
+    if not text:
+        raise ValueError("Type a name for the folder.")
+    parts = [part.strip() for part in text.split("/")]
+    if any(part in ("", ".", "..") for part in parts) or "\\" in text or "\x00" in text:
+        raise ValueError("Use a name like projects or projects/2027 (no empty, . or .. parts).")
+    return parent + "/".join(parts) + "/"
+
+
+def moved_into(path: str, folder: str) -> str:
+    """The path a note gets when dropped on `folder` ("" is the top): same name, new folder."""
+    return folder + posixpath.basename(path)
+
+
+def folder_moved_into(folder: str, target: str) -> str | None:
+    """Where folder `folder` ("a/b/") goes when dropped in `target` ("" is the top): the same
+    name under it; None when that changes nothing or would put it inside itself."""
+    new = target + posixpath.basename(folder.rstrip("/")) + "/"
+    if new == folder or target.startswith(folder):
+        return None
+    return new
+
+
+def drop_folder(kind: str, key: str) -> str:
+    """The folder a drop on a row means: the folder itself, or the folder holding the note."""
+    if kind == "folder":
+        return key
+    head = posixpath.dirname(key)
+    return head + "/" if head else ""
+
+
 def copy_path(path: str, attempt: int = 1) -> str:
     """A sibling path for "Save as copy": notes.md → notes (conflict copy).md, then (… 2)."""
     head, slash, name = path.rpartition("/")
@@ -91,6 +137,11 @@ def name_span(path: str) -> tuple[int, int]:
     return start, end
 
 
+def folder_span(path: str) -> tuple[int, int]:
+    """Where the folder part sits in `path` ("Move to…" selects it): (0, 0) at the top."""
+    return 0, path.rfind("/") + 1
+
+
 # -- keyboard navigation (the WAI-ARIA tree pattern) ------------------------------------------
 
 
@@ -110,7 +161,7 @@ class Move:
     """What a key does: the row to focus next (None: stay) and an action on it (or "")."""
 
     focus: str | None = None
-    action: str = ""  # open, open-frame, toggle, expand, collapse, rename, delete, actions
+    action: str = ""  # open, open-frame, toggle, expand, collapse, rename, move, delete, actions
 
 
 def visible_items(root: Folder, collapsed: set[str]) -> list[Item]:
@@ -137,7 +188,8 @@ def tree_key(
 
     ↓ ↑ Home End move as in any roving list (app.notes.roving_model); → opens a closed folder,
     then enters it; ← closes an open folder, else goes to the folder above; Enter (or Space)
-    opens a note (Shift or Ctrl: in a new frame) or folds a folder; F2 renames, Delete deletes;
+    opens a note (Shift or Ctrl: in a new frame) or folds a folder; F2 renames, Shift+F2
+    moves (the rename form with the folder part selected), Delete deletes;
     the context-menu key or Shift+F10 reaches the row's buttons; a letter jumps to the next
     row whose name starts with it.
     """
@@ -165,7 +217,7 @@ def tree_key(
             return Move(item.key, "toggle")
         return Move(item.key, "open-frame" if (shift or ctrl) else "open")
     if item.kind == "note" and key == "F2":
-        return Move(item.key, "rename")
+        return Move(item.key, "move" if shift else "rename")
     if item.kind == "note" and key == "Delete":
         return Move(item.key, "delete")
     if item.kind == "note" and (key == "ContextMenu" or (key == "F10" and shift)):
