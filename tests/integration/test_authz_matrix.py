@@ -8,6 +8,8 @@ state-changing routes × cross-origin headers, and cookie flags × transports.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -309,6 +311,78 @@ def _folder_move(w, c, kind):
     return response, None
 
 
+PNG = b"\x89PNG\r\n\x1a\nmatrix"
+ATTACHMENTS = "/api/workspaces/personal/attachments"
+
+
+def _attachment(w) -> str:
+    """A fresh attachment of alice's: its URL."""
+    w._n += 1
+    r = w.alice.post(ATTACHMENTS, files={"file": (f"m{w._n}.png", PNG, "image/png")})
+    assert r.status_code == 201, r.text
+    return f"{ATTACHMENTS}/{r.json()['path']}"
+
+
+def _attachment_upload(w, c, kind):
+    w._n += 1
+    path = f"attachments/up-{w._n}.png"
+    response = c.post(ATTACHMENTS, files={"file": (f"up-{w._n}.png", PNG, "image/png")})
+    kept = w.alice.get(f"{ATTACHMENTS}/{path}").status_code == 200
+    assert kept is (kind == "member")
+    return response, None
+
+
+def _attachment_list(w, c, kind):
+    _attachment(w)
+    return c.get(ATTACHMENTS), None
+
+
+def _attachment_get(w, c, kind):
+    url = _attachment(w)
+    response = c.get(url)
+    if kind == "member":
+        assert response.content == PNG
+    else:
+        assert b"matrix" not in response.content
+    return response, None
+
+
+def _attachment_delete(w, c, kind):
+    url = _attachment(w)
+    response = c.delete(url)
+    assert (w.alice.get(url).status_code == 404) is (kind == "member")
+    return response, None
+
+
+def _export(w, c, kind):
+    response = c.get("/api/workspaces/personal/export")
+    if kind == "member":
+        names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+        assert "m/base.md" in names
+    else:
+        assert b"Secret plans" not in response.content
+    return response, None
+
+
+def _zip_of(path: str, text: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(path, text)
+    return buffer.getvalue()
+
+
+def _import(w, c, kind):
+    w._n += 1
+    path = f"imported/m{w._n}.md"
+    response = c.post(
+        "/api/workspaces/personal/import",
+        files={"file": ("vault.zip", _zip_of(path, NOTE), "application/zip")},
+    )
+    url = f"/api/workspaces/personal/documents/{path}"
+    assert (w.text(url) == NOTE) is (kind == "member")
+    return response, None
+
+
 def _events(w, c, kind):
     # The stream is endless by design; a short life lets the member's call return here.
     w.app.state.settings.events_max_stream_seconds = 0.3
@@ -475,6 +549,15 @@ ROUTES = {
     ("POST", "/api/workspaces/{ws}/documents/{path}/revisions/{n}/restore"): (_restore, MEMBER),
     ("GET", "/api/workspaces/{ws}/events"): (_events, MEMBER),
     ("GET", "/api/workspaces/{ws}/trash"): (_trash, MEMBER),
+    ("POST", "/api/workspaces/{ws}/attachments"): (_attachment_upload, {**MEMBER, "member": 201}),
+    ("GET", "/api/workspaces/{ws}/attachments"): (_attachment_list, MEMBER),
+    ("GET", "/api/workspaces/{ws}/attachments/{path}"): (_attachment_get, MEMBER),
+    ("DELETE", "/api/workspaces/{ws}/attachments/{path}"): (
+        _attachment_delete,
+        {**MEMBER, "member": 204},
+    ),
+    ("GET", "/api/workspaces/{ws}/export"): (_export, MEMBER),
+    ("POST", "/api/workspaces/{ws}/import"): (_import, MEMBER),
     ("POST", "/api/workspaces/{ws}/folders/move"): (_folder_move, MEMBER),
     ("POST", "/api/workspaces/{ws}/trash/restore"): (_trash_restore, {**MEMBER, "member": 201}),
     ("GET", "/api/assistant/conversations/{conversation_id}/proposals"): (_proposals, OWNER),
@@ -755,6 +838,21 @@ def _writes(w: World):
             "POST",
             "/api/workspaces/personal/folders/move",
             {"json": {"from": "m", "to": "stolen"}},
+        ),
+        ("POST", "/api/workspaces/{ws}/attachments"): (
+            "POST",
+            ATTACHMENTS,
+            {"files": {"file": ("forged.png", PNG, "image/png")}},
+        ),
+        ("DELETE", "/api/workspaces/{ws}/attachments/{path}"): (
+            "DELETE",
+            _attachment(w),
+            {},
+        ),
+        ("POST", "/api/workspaces/{ws}/import"): (
+            "POST",
+            "/api/workspaces/personal/import",
+            {"files": {"file": ("forged.zip", _zip_of("m/base.md", "pwned"), "application/zip")}},
         ),
         ("POST", "/api/workspaces/{ws}/key-sessions"): (
             "POST",
