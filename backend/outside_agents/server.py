@@ -35,6 +35,7 @@ from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.oauth import store as oauth_store
 from backend.oauth import urls as oauth_urls
+from backend.outside_agents import results
 from backend.outside_agents import tools as tools_
 from backend.outside_agents import writing
 from backend.services import search
@@ -190,8 +191,11 @@ def _tool(
     def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
         raise NotImplementedError
 
+    # The SDK derives the tool's outputSchema from the function's return annotation: the
+    # tool's result model (backend.outside_agents.results), whose fields every answer keeps.
+    unused.__annotations__ = {"arguments": dict, "return": results.RESULTS[name]}
     base = Tool.from_function(
-        unused, name=name, description=description, annotations=annotations, structured_output=False
+        unused, name=name, description=description, annotations=annotations, structured_output=True
     )
     fields = {key: getattr(base, key) for key in Tool.model_fields}
     fields["parameters"] = args.schema(model)
