@@ -35,9 +35,8 @@ from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.oauth import store as oauth_store
 from backend.oauth import urls as oauth_urls
-from backend.outside_agents import results
+from backend.outside_agents import results, writing
 from backend.outside_agents import tools as tools_
-from backend.outside_agents import writing
 from backend.services import search
 from backend.services import tokens as tokens_service
 from backend.services.tokens import PROPOSE, READ, WRITE, Authority
