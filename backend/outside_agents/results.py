@@ -121,6 +121,7 @@ class ChangesSinceResult(ToolResult):
     workspace_id: str | None = None
     changes: list[Change] | None = None
     cursor: str | None = None
+    more: bool | None = None  # more changes wait: call again with the new cursor
 
 
 RESULTS: dict[str, type[ToolResult]] = {

@@ -35,7 +35,7 @@ from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.oauth import store as oauth_store
 from backend.oauth import urls as oauth_urls
-from backend.outside_agents import results, writing
+from backend.outside_agents import changes, results, writing
 from backend.outside_agents import tools as tools_
 from backend.services import search
 from backend.services import tokens as tokens_service
@@ -83,6 +83,7 @@ TOOL_SCOPES = {
     "list_documents": READ,
     "read_document": READ,
     "search_notes": READ,
+    "changes_since": READ,
     "propose_edit": PROPOSE,
     "get_proposal": PROPOSE,
     "create_note": WRITE,
@@ -245,6 +246,18 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             args.McpSearchNotes,
             lambda db, auth, a: tools_.search_notes(
                 db, auth=auth, workspace_id=a.workspace_id, query=a.query
+            ),
+        ),
+        _tool(
+            sessions,
+            "changes_since",
+            "What changed in a workspace's notes since your last call: each note saved, "
+            "moved or deleted, in order, with its path and revision (no text). Call it "
+            "without a cursor first (the answer is empty, with a cursor), then pass the "
+            "cursor it answered each time; read_document reads a changed note.",
+            args.McpChangesSince,
+            lambda db, auth, a: changes.changes_since(
+                db, auth=auth, workspace_id=a.workspace_id, cursor=a.cursor
             ),
         ),
         *_writing_tools(sessions, max_note_bytes),

@@ -88,7 +88,7 @@ def test_every_tool_declares_an_output_schema_and_every_answer_matches_it(live):
     assert live.publish("alice", "main", "personal", wire(NOTE, "plan.md")).status_code == 204
     t = token(live, scope="write")
     tools, *results = live.calls(t, ("__list__", {}), *[(n, a) for n, a, _ in CALLS])
-    assert {name for name, _, _ in CALLS} >= set(tools)  # every tool is exercised
+    assert {name for name, _, _ in CALLS} == set(tools)  # every tool is exercised
     for (name, arguments, ok), result in zip(CALLS, results, strict=True):
         data = check(tools, name, result)
         assert data["ok"] is ok, (name, arguments, data)
