@@ -21,7 +21,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    ListResourcesResult,
+    ListToolsResult,
+    ReadResourceResult,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field as PydanticField
 from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
@@ -35,7 +42,7 @@ from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.oauth import store as oauth_store
 from backend.oauth import urls as oauth_urls
-from backend.outside_agents import changes, results, writing
+from backend.outside_agents import changes, resources, results, writing
 from backend.outside_agents import tools as tools_
 from backend.services import search
 from backend.services import tokens as tokens_service
@@ -92,6 +99,30 @@ TOOL_SCOPES = {
 SCOPE_REASON = "scope"
 
 Work = Callable[[Session, Authority, Any], dict]
+
+
+def notes_as_resources(sessions: sessionmaker[Session]) -> Any:
+    """The SDK's public middleware answering resources/list and resources/read (SPEC §19)
+    from the database, for the calling token's reach (backend.outside_agents.resources)."""
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        if ctx.method not in ("resources/list", "resources/read"):
+            return await call_next(ctx)
+        auth: Authority = ctx.request.scope[AUTH_KEY]  # set by McpGuard before the SDK runs
+        params = dict(ctx.params or {})
+
+        def work() -> Any:
+            with sessions() as db:
+                if ctx.method == "resources/list":
+                    page = resources.list_page(db, auth, params.get("cursor"))
+                    return ListResourcesResult.model_validate(page)
+                return ReadResourceResult.model_validate(
+                    resources.read(db, auth, params.get("uri"))
+                )
+
+        return await anyio.to_thread.run_sync(work)
+
+    return middleware
 
 
 def scope_refusal(tool: str, auth: Authority) -> dict | None:
@@ -269,7 +300,7 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             version=VERSION,
             log_level="WARNING",
             tools=tools,
-            middleware=[tools_within_scope],
+            middleware=[tools_within_scope, notes_as_resources(sessions)],
         )
 
 
