@@ -14,6 +14,7 @@ from bench import (
     history_bench,
     live_bench,
     machine,
+    oauth_bench,
     people_bench,
     report,
     search_bench,
@@ -29,6 +30,7 @@ SERVER = {
     "live-streams": live_bench.live_streams,
     "history": history_bench.history,
     "people": people_bench.people,
+    "oauth": oauth_bench.oauth,
 }
 BROWSER = (
     "cold-start",
