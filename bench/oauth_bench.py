@@ -128,9 +128,10 @@ def _refresh_figure(plan: Plan, flows: list[Flow], tokens: list[dict]) -> dict:
         alone_p95,
         unit="ms p95/refresh",
         goal="reported (SPEC sets no number)",
-        note=f"{len(burst)} concurrent refreshes: p50 {percentile(burst, 50) or 0:.0f} ms, "
-        f"p95 {p95:.0f} ms; one at a time p95 {percentile(alone, 95) or 0:.0f} ms; each "
-        "rotates its grant's refresh token; SQLite",
+        note=f"{len(burst)} refreshes, {CONCURRENT} at a time: "
+        f"p50 {percentile(burst, 50) or 0:.0f} ms, p95 {p95:.0f} ms; "
+        f"one at a time p95 {percentile(alone, 95) or 0:.0f} ms; "
+        "each rotates its grant's refresh token; SQLite",
     )
 
 

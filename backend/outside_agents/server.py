@@ -73,7 +73,8 @@ INSTRUCTIONS = (
     "the workspace of the open note. If a result has a caveat, repeat it to the user. "
     "Depending on the token, you may also propose edits the user approves in the page "
     "(propose_edit, get_proposal) or change notes directly (create_note, and edit_note, "
-    "which needs the sha256 of your last read of the note as baseSha256)."
+    "which needs the sha256 of your last read of the note as baseSha256). To learn what "
+    "changed since you last looked, call changes_since (first without a cursor)."
 )
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)

@@ -113,6 +113,8 @@ def test_a_bad_cursor_is_a_clear_refusal(live):
         assert got["ok"] is False and got["reason"] == "bad_cursor", bad
         assert "without a cursor" in got["text"]
     assert since(live, t, "personal", personal)["ok"] is True
+    nul = since(live, t, "personal", "a\x00b")  # refused with the arguments, like any text
+    assert nul["ok"] is False and nul["reason"] == "bad_arguments"
     # Nobody else's workspace, whatever the cursor.
     bob = since(live, t, "bob-notes")
     assert bob["ok"] is False and bob["reason"] == "not_member"
