@@ -12,8 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import func, select
 from test_mcp import Live
 from test_mcp_write import token
+
+from backend.models.history import NoteEvent
 
 
 @pytest.fixture
@@ -118,3 +122,27 @@ def test_a_bad_cursor_is_a_clear_refusal(live):
     # Nobody else's workspace, whatever the cursor.
     bob = since(live, t, "bob-notes")
     assert bob["ok"] is False and bob["reason"] == "not_member"
+
+
+def test_a_cursor_older_than_the_kept_backlog_is_expired(live):
+    t = token(live, scope="read")
+    start = since(live, t, "personal")["cursor"]
+    live.note("alice", "personal", "a.md", "one")
+    live.note("alice", "personal", "b.md", "two")
+    # The backlog's pruning (events.record, every PRUNE_EVERY events) done by hand: only the
+    # newest event is kept, so the one right after the cursor is gone.
+    with live.app.state.sessionmaker() as db:
+        newest = db.scalar(
+            select(func.max(NoteEvent.seq)).where(NoteEvent.workspace_id == "personal")
+        )
+        db.execute(
+            sql_delete(NoteEvent).where(
+                NoteEvent.workspace_id == "personal", NoteEvent.seq < newest
+            )
+        )
+        db.commit()
+    got = since(live, t, "personal", start)
+    assert got["ok"] is False and got["reason"] == "cursor_expired"
+    assert "without a cursor" in got["text"]
+    fresh = since(live, t, "personal")
+    assert fresh["ok"] is True and fresh["changes"] == []
