@@ -18,6 +18,9 @@ from test_mcp import Live
 from test_mcp_write import token
 
 from backend.models.history import NoteEvent
+from backend.outside_agents import changes
+from backend.services import documents
+from backend.services.source import Source
 
 
 @pytest.fixture
@@ -146,3 +149,29 @@ def test_a_cursor_older_than_the_kept_backlog_is_expired(live):
     assert "without a cursor" in got["text"]
     fresh = since(live, t, "personal")
     assert fresh["ok"] is True and fresh["changes"] == []
+
+
+def test_more_than_a_batch_comes_in_several_calls_each_change_once(live):
+    t = token(live, scope="read")
+    cursor = since(live, t, "personal")["cursor"]
+    count = changes.BATCH + 20
+    with live.app.state.sessionmaker() as db:  # the documents service itself: fast setup
+        for i in range(count):
+            documents.save_document(
+                db,
+                workspace_id="personal",
+                path="busy.md",
+                content=f"save {i}",
+                max_bytes=live.app.state.settings.max_note_bytes,
+                source=Source.page(None),
+            )
+    revisions, calls = [], 0
+    while True:
+        got = since(live, t, "personal", cursor)
+        calls += 1
+        revisions += [c["revision"] for c in got["changes"]]
+        cursor = got["cursor"]
+        if not got["more"]:
+            break
+    assert calls == 2
+    assert revisions == list(range(1, count + 1))
