@@ -16,12 +16,14 @@ from typing import Any
 import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from mcp import MCPError
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import (
+    INTERNAL_ERROR,
     CallToolResult,
     ListResourcesResult,
     ListToolsResult,
@@ -113,13 +115,18 @@ def notes_as_resources(sessions: sessionmaker[Session]) -> Any:
         params = dict(ctx.params or {})
 
         def work() -> Any:
-            with sessions() as db:
-                if ctx.method == "resources/list":
-                    page = resources.list_page(db, auth, params.get("cursor"))
-                    return ListResourcesResult.model_validate(page)
-                return ReadResourceResult.model_validate(
-                    resources.read(db, auth, params.get("uri"))
-                )
+            try:
+                with sessions() as db:
+                    if ctx.method == "resources/list":
+                        page = resources.list_page(db, auth, params.get("cursor"))
+                        return ListResourcesResult.model_validate(page)
+                    read = resources.read(db, auth, params.get("uri"))
+                    return ReadResourceResult.model_validate(read)
+            except MCPError:
+                raise
+            except Exception:  # noqa: BLE001 - a plain sentence and a log id, never the SQL
+                text = failed(ctx.method)["text"]
+                raise MCPError(code=INTERNAL_ERROR, message=text) from None
 
         return await anyio.to_thread.run_sync(work)
 
