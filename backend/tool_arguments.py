@@ -223,6 +223,16 @@ class McpEditNote(Arguments):
 # -- schema and messages ----------------------------------------------------------------------
 
 
+class McpChangesSince(Arguments):
+    workspace_id: WorkspaceId
+    cursor: Text | None = Field(
+        None,
+        max_length=200,
+        description="The cursor the previous changes_since call answered; leave it out to "
+        "start from now (the answer is then empty, with a cursor to pass next time).",
+    )
+
+
 def schema(model: type[Arguments]) -> dict[str, Any]:
     """The model's JSON schema as tools are given it: references inlined, no titles, and an
     optional argument shown as its type (leaving it out means its default)."""

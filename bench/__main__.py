@@ -14,6 +14,7 @@ from bench import (
     history_bench,
     live_bench,
     machine,
+    oauth_bench,
     people_bench,
     report,
     search_bench,
@@ -31,6 +32,7 @@ SERVER = {
     "history": history_bench.history,
     "people": people_bench.people,
     "transfer": transfer_bench.transfer,
+    "oauth": oauth_bench.oauth,
 }
 BROWSER = (
     "cold-start",

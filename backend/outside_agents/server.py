@@ -16,12 +16,21 @@ from typing import Any
 import anyio
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from mcp import MCPError
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, ListToolsResult, TextContent, ToolAnnotations
+from mcp.types import (
+    INTERNAL_ERROR,
+    CallToolResult,
+    ListResourcesResult,
+    ListToolsResult,
+    ReadResourceResult,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import Field as PydanticField
 from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
@@ -35,8 +44,8 @@ from backend.db import utcnow
 from backend.errors import TooManyRequests
 from backend.oauth import store as oauth_store
 from backend.oauth import urls as oauth_urls
+from backend.outside_agents import changes, resources, results, writing
 from backend.outside_agents import tools as tools_
-from backend.outside_agents import writing
 from backend.services import search
 from backend.services import tokens as tokens_service
 from backend.services.tokens import PROPOSE, READ, WRITE, Authority
@@ -66,7 +75,8 @@ INSTRUCTIONS = (
     "the workspace of the open note. If a result has a caveat, repeat it to the user. "
     "Depending on the token, you may also propose edits the user approves in the page "
     "(propose_edit, get_proposal) or change notes directly (create_note, and edit_note, "
-    "which needs the sha256 of your last read of the note as baseSha256)."
+    "which needs the sha256 of your last read of the note as baseSha256). To learn what "
+    "changed since you last looked, call changes_since (first without a cursor)."
 )
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
@@ -83,6 +93,7 @@ TOOL_SCOPES = {
     "list_documents": READ,
     "read_document": READ,
     "search_notes": READ,
+    "changes_since": READ,
     "propose_edit": PROPOSE,
     "get_proposal": PROPOSE,
     "create_note": WRITE,
@@ -91,6 +102,35 @@ TOOL_SCOPES = {
 SCOPE_REASON = "scope"
 
 Work = Callable[[Session, Authority, Any], dict]
+
+
+def notes_as_resources(sessions: sessionmaker[Session]) -> Any:
+    """The SDK's public middleware answering resources/list and resources/read (SPEC §19)
+    from the database, for the calling token's reach (backend.outside_agents.resources)."""
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        if ctx.method not in ("resources/list", "resources/read"):
+            return await call_next(ctx)
+        auth: Authority = ctx.request.scope[AUTH_KEY]  # set by McpGuard before the SDK runs
+        params = dict(ctx.params or {})
+
+        def work() -> Any:
+            try:
+                with sessions() as db:
+                    if ctx.method == "resources/list":
+                        page = resources.list_page(db, auth, params.get("cursor"))
+                        return ListResourcesResult.model_validate(page)
+                    read = resources.read(db, auth, params.get("uri"))
+                    return ReadResourceResult.model_validate(read)
+            except MCPError:
+                raise
+            except Exception:  # noqa: BLE001 - a plain sentence and a log id, never the SQL
+                text = failed(ctx.method)["text"]
+                raise MCPError(code=INTERNAL_ERROR, message=text) from None
+
+        return await anyio.to_thread.run_sync(work)
+
+    return middleware
 
 
 def scope_refusal(tool: str, auth: Authority) -> dict | None:
@@ -190,8 +230,11 @@ def _tool(
     def unused(arguments: dict) -> None:  # the SDK wants a function; _CheckedTool.run runs work
         raise NotImplementedError
 
+    # The SDK derives the tool's outputSchema from the function's return annotation: the
+    # tool's result model (backend.outside_agents.results), whose fields every answer keeps.
+    unused.__annotations__ = {"arguments": dict, "return": results.RESULTS[name]}
     base = Tool.from_function(
-        unused, name=name, description=description, annotations=annotations, structured_output=False
+        unused, name=name, description=description, annotations=annotations, structured_output=True
     )
     fields = {key: getattr(base, key) for key in Tool.model_fields}
     fields["parameters"] = args.schema(model)
@@ -244,6 +287,18 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
                 db, auth=auth, workspace_id=a.workspace_id, query=a.query
             ),
         ),
+        _tool(
+            sessions,
+            "changes_since",
+            "What changed in a workspace's notes since your last call: each note saved, "
+            "moved or deleted, in order, with its path and revision (no text). Call it "
+            "without a cursor first (the answer is empty, with a cursor), then pass the "
+            "cursor it answered each time; read_document reads a changed note.",
+            args.McpChangesSince,
+            lambda db, auth, a: changes.changes_since(
+                db, auth=auth, workspace_id=a.workspace_id, cursor=a.cursor
+            ),
+        ),
         *_writing_tools(sessions, max_note_bytes),
     ]
     with _sdk_leaves_logging_alone():
@@ -253,7 +308,7 @@ def build_mcp(sessions: sessionmaker[Session], max_note_bytes: int) -> MCPServer
             version=VERSION,
             log_level="WARNING",
             tools=tools,
-            middleware=[tools_within_scope],
+            middleware=[tools_within_scope, notes_as_resources(sessions)],
         )
 
 

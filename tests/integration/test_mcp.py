@@ -35,7 +35,7 @@ from backend.models.outside_agents import ActiveNotePublication, PersonalAccessT
 from support.servers import InThreadServer
 from tests.mcp_client import agent_http
 
-TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes"}
+TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes", "changes_since"}
 NOTE = "# Plan\n\nShip the MCP bridge on Friday.\n日本語のメモ\n"
 
 

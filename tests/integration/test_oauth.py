@@ -22,7 +22,7 @@ from sqlalchemy import select, update
 from backend.db import utcnow
 from backend.models.oauth import OAuthAccessToken, OAuthClient, OAuthCode, OAuthRefreshToken
 
-READ_TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes"}
+READ_TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes", "changes_since"}
 WRITE_TOOLS = READ_TOOLS | {"propose_edit", "get_proposal", "create_note", "edit_note"}
 
 

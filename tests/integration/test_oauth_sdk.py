@@ -251,6 +251,7 @@ def test_the_typescript_sdk_client_connects_with_oauth(app, served):
             "list_documents",
             "read_document",
             "search_notes",
+            "changes_since",
         }
         assert got["listed"]["ok"] is True
         assert got["elsewhere"]["ok"] is False  # bob's grant reaches team only
