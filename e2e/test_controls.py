@@ -69,6 +69,22 @@ OWN = {
     "history-restore": "test_history.py",
     # the Files frame's attachments (SPEC §18): e2e/test_attachments.py uploads and lists one
     "attachment-file": "test_attachments.py",
+    # organising (SPEC §18): e2e/test_organise.py makes folders, moves, and uses the Trash
+    "folder-new": "test_organise.py",
+    "folder-new-path": "test_organise.py",
+    "folder-create": "test_organise.py",
+    "folder-new-cancel": "test_organise.py",
+    "note-move": "test_organise.py",
+    "rename-update-links": "test_organise.py",
+    "trash-open": "test_organise.py",
+    "trash-close": "test_organise.py",
+    # export and import (SPEC §18): e2e/test_transfer.py
+    "export-workspace": "test_transfer.py",
+    "import-open": "test_transfer.py",
+    "import-file": "test_transfer.py",
+    "import-conflict": "test_transfer.py",
+    "import-submit": "test_transfer.py",
+    "import-dialog-close": "test_transfer.py",
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
 OTHERS = (

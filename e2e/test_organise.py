@@ -66,7 +66,7 @@ def test_a_deleted_note_comes_back_from_the_trash_with_its_history(
     expect(item).to_contain_text("bytes")
     item.get_by_test_id("trash-restore").click()
     expect(item).to_have_count(0)
-    alice.keyboard.press("Escape")
+    alice.get_by_test_id("trash-close").click()
     expect(alice.get_by_test_id("trash")).to_be_hidden()
     frame = open_note(alice, path)
     frame.get_by_test_id("history-open").click()
@@ -103,6 +103,9 @@ def test_new_folder_and_dragging_a_note_onto_it(alice: Page, server: Server) -> 
     loose = f"org-{tag}/loose.md"
     put_note(alice, server.url, WS, loose, "# Loose\n")
     reload_list(alice)
+    alice.get_by_test_id("folder-new").click()
+    alice.get_by_test_id("folder-new-cancel").click()
+    expect(alice.get_by_test_id("folder-new-path")).to_be_hidden()
     alice.get_by_test_id("folder-new").click()
     alice.get_by_test_id("folder-new-path").fill(f"org-{tag}/box")
     alice.get_by_test_id("folder-create").click()
@@ -142,3 +145,14 @@ def test_moving_a_note_from_the_keyboard(alice: Page, server: Server) -> None:
     alice.keyboard.type(f"org-{tag}/kbd/")
     alice.keyboard.press("Enter")
     expect(note_link(alice, f"org-{tag}/kbd/k.md")).to_be_visible()
+    # The row's Move button opens the same form, with the folder part selected.
+    moved = f"org-{tag}/kbd/k.md"
+    row_button(alice, moved, "note-move").click()
+    field = alice.get_by_test_id("note-rename-path")
+    expect(field).to_be_focused()
+    assert field.evaluate("el => el.value.slice(el.selectionStart, el.selectionEnd)") == (
+        f"org-{tag}/kbd/"
+    )
+    field.fill(f"org-{tag}/clicked/k.md")
+    alice.keyboard.press("Enter")
+    expect(note_link(alice, f"org-{tag}/clicked/k.md")).to_be_visible()

@@ -40,10 +40,14 @@ class NewFolder:
             },
         )
         self.problem = h("p", {"class": "problem", "role": "alert"})
-        cancel = h("button", {"type": "button", "class": "cancel"}, "Cancel")
+        cancel = h(
+            "button",
+            {"type": "button", "class": "cancel", "data-testid": "folder-new-cancel"},
+            "Cancel",
+        )
         self.form = h(
             "form",
-            {"class": "new-note", "hidden": True},
+            {"class": "new-folder", "hidden": True},
             h("label", {"for": "new-folder-path", "text": "Name of the new folder"}),
             self.input,
             h(

@@ -256,74 +256,83 @@ class NoteList:
                     if writable
                     else "Enter Shift+Enter Shift+F10",
                     "aria-current": "page" if path == self.current else None,
+                    # The buttons live inside the row (a tree owns only its items), so the
+                    # row is named by the note alone, not by its buttons' labels too.
+                    "aria-label": name,
+                    # The buttons sit beside the row's box, not in it (app.css): a click on
+                    # the row's middle opens the note, whatever the width.
+                    "style": f"--buttons: {4 if writable else 1}",
                 },
-                name,
+                h("span", {"class": "note-name"}, name),
+                self._actions(path, writable),
             ),
+        )
+
+    def _actions(self, path: str, writable: bool):
+        return h(
+            "span",
+            {"class": "row-actions", "role": "toolbar", "aria-label": f"Actions for {path}"},
             h(
-                "span",
-                {"class": "row-actions", "role": "toolbar", "aria-label": f"Actions for {path}"},
-                h(
-                    "button",
-                    {
-                        "type": "button",
-                        "class": "icon",
-                        "data-testid": "note-open-frame",
-                        "data-action": "open-frame",
-                        "data-path": path,
-                        "tabindex": "-1",
-                        "aria-label": f"Open {path} in a new frame",
-                        "title": "Open in a new frame (Shift+Enter)",
-                    },
-                    "⊞",
-                ),
-                None
-                if not writable
-                else h(
-                    "button",
-                    {
-                        "type": "button",
-                        "class": "icon",
-                        "data-testid": "note-rename",
-                        "data-action": "rename",
-                        "data-path": path,
-                        "tabindex": "-1",
-                        "aria-label": f"Rename {path}",
-                        "title": "Rename (F2)",
-                    },
-                    "✎",
-                ),
-                None
-                if not writable
-                else h(
-                    "button",
-                    {
-                        "type": "button",
-                        "class": "icon",
-                        "data-testid": "note-move",
-                        "data-action": "move",
-                        "data-path": path,
-                        "tabindex": "-1",
-                        "aria-label": f"Move {path} to another folder",
-                        "title": "Move to… (Shift+F2, or drag it onto a folder)",
-                    },
-                    "⇥",
-                ),
-                None
-                if not writable
-                else h(
-                    "button",
-                    {
-                        "type": "button",
-                        "class": "icon",
-                        "data-testid": "note-delete",
-                        "data-action": "delete",
-                        "data-path": path,
-                        "tabindex": "-1",
-                        "aria-label": f"Delete {path}",
-                        "title": "Delete (Delete key)",
-                    },
-                    "⌫",
-                ),
+                "button",
+                {
+                    "type": "button",
+                    "class": "icon",
+                    "data-testid": "note-open-frame",
+                    "data-action": "open-frame",
+                    "data-path": path,
+                    "tabindex": "-1",
+                    "aria-label": f"Open {path} in a new frame",
+                    "title": "Open in a new frame (Shift+Enter)",
+                },
+                "⊞",
+            ),
+            None
+            if not writable
+            else h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "icon",
+                    "data-testid": "note-rename",
+                    "data-action": "rename",
+                    "data-path": path,
+                    "tabindex": "-1",
+                    "aria-label": f"Rename {path}",
+                    "title": "Rename (F2)",
+                },
+                "✎",
+            ),
+            None
+            if not writable
+            else h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "icon",
+                    "data-testid": "note-move",
+                    "data-action": "move",
+                    "data-path": path,
+                    "tabindex": "-1",
+                    "aria-label": f"Move {path} to another folder",
+                    "title": "Move to… (Shift+F2, or drag it onto a folder)",
+                },
+                "⇥",
+            ),
+            None
+            if not writable
+            else h(
+                "button",
+                {
+                    "type": "button",
+                    "class": "icon",
+                    "data-testid": "note-delete",
+                    "data-action": "delete",
+                    "data-path": path,
+                    "tabindex": "-1",
+                    "aria-label": f"Delete {path}",
+                    "title": "Delete (Delete key)",
+                },
+                "⌫",
             ),
         )
 
