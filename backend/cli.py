@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -178,7 +179,14 @@ def read_password(from_stdin: bool) -> str:
 def run_people_command(argv: list[str]) -> int:
     """`users ...` / `workspaces ...`: 0 on success, else 1 (2 for bad usage or settings)
     with one plain line on stderr."""
-    args = build_people_parser().parse_args(argv)  # usage errors exit 2
+    return _run_command(build_people_parser().parse_args(argv), _people_command)
+
+
+def _run_command(
+    args: argparse.Namespace, work: Callable[[argparse.Namespace, Settings], None]
+) -> int:
+    """Settings from the environment and the flags, then `work`: 0 when it succeeds, 2 for
+    bad settings, 1 for what it refused (one plain line on stderr, never a traceback)."""
     overrides = {
         name: getattr(args, name)
         for name in ("data_dir", "database_url")
@@ -190,12 +198,16 @@ def run_people_command(argv: list[str]) -> int:
         print(f"Invalid settings: {exc.errors()[0]['msg']}", file=sys.stderr)
         return 2
     try:
-        _people_command(args, settings)
+        work(args, settings)
     except CommandError as exc:
         print(exc, file=sys.stderr)
         return 1
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file named on the command line, or the data folder
+        where = exc.filename or getattr(args, "file", None) or "a file"
+        print(f"Cannot use {where}: {exc.strerror}.", file=sys.stderr)
         return 1
     return 0
 
@@ -307,29 +319,7 @@ def build_transfer_parser() -> argparse.ArgumentParser:
 def run_transfer_command(argv: list[str]) -> int:
     """`export WS FILE` / `import WS FILE`: 0 on success, else 1 (2 for bad usage or settings)
     with one plain line on stderr."""
-    args = build_transfer_parser().parse_args(argv)
-    overrides = {
-        name: getattr(args, name)
-        for name in ("data_dir", "database_url")
-        if getattr(args, name, None) is not None
-    }
-    try:
-        settings = Settings(**overrides)
-    except ValidationError as exc:
-        print(f"Invalid settings: {exc.errors()[0]['msg']}", file=sys.stderr)
-        return 2
-    try:
-        _transfer_command(args, settings)
-    except CommandError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except DomainError as exc:
-        print(exc.message, file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"Cannot use {exc.filename or args.file}: {exc.strerror}.", file=sys.stderr)
-        return 1
-    return 0
+    return _run_command(build_transfer_parser().parse_args(argv), _transfer_command)
 
 
 def _transfer_command(args: argparse.Namespace, settings: Settings) -> None:
