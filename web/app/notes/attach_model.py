@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from urllib.parse import quote, unquote
 
 from ambient.contract import ATTACHMENT_TYPES, MAX_ATTACHMENT_BYTES
+from app.notes.links_model import find_by_name
 
 FOLDER = "attachments"
 # A clipboard image has a type but often a bare name ("image.png" at best).
@@ -121,19 +122,7 @@ def resolve_embed(
         return None, False
     if attachments is None:
         return wanted, True
-    known = sorted(set(attachments), key=lambda p: (p.count("/"), p))
-    if wanted in known:
-        return wanted, True
-    folded = wanted.casefold()
-    if "/" in wanted:
-        matches = [p for p in known if p.casefold() == folded]
-    else:
-        matches = [p for p in known if posixpath.basename(p).casefold() == folded]
-    if not matches:
-        return wanted, False
-    here = posixpath.dirname(note_path)
-    near = [p for p in matches if posixpath.dirname(p) == here]
-    return (near or matches)[0], True
+    return find_by_name(note_path, wanted, attachments)
 
 
 def image_resolver(ws: str, note_path: str, attachments: Iterable[str] | None):

@@ -42,6 +42,13 @@ def resolve_wikilink(note_path: str, name: str, paths: Iterable[str]) -> tuple[s
     own folder, then the shortest path. A missing one is named as a root note.
     """
     wanted = _with_md(name.split("#", 1)[0].strip().strip("/"))
+    return find_by_name(note_path, wanted, paths)
+
+
+def find_by_name(note_path: str, wanted: str, paths: Iterable[str]) -> tuple[str, bool]:
+    """Obsidian's rule for a name in `[[…]]` or `![[…]]`: (path, exists). The exact path;
+    else, for a bare name, the file of that name in any folder (a name with a folder: that
+    path), case-insensitively; several: the note's own folder first, then the shortest."""
     known = sorted(set(paths), key=lambda p: (p.count("/"), p))
     if wanted in known:
         return wanted, True
