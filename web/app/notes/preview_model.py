@@ -28,42 +28,33 @@ def is_safe_url(url: str) -> bool:
 _TASK = re.compile(r"^\[([ xX])\][ \t]+")
 
 
-def _wikilink(state, silent: bool) -> bool:
-    """`[[target]]` or `[[target|label]]` on one line → one `wikilink` token."""
+def _bracketed(state, silent: bool, opener: str, kind: str, tag: str, label_default) -> bool:
+    """`{opener}target|label]]` on one line → one `kind` token (target and label in meta)."""
     start = state.pos
-    if not state.src.startswith("[[", start):
+    if not state.src.startswith(opener, start):
         return False
-    end = state.src.find("]]", start + 2)
+    end = state.src.find("]]", start + len(opener))
     if end < 0:
         return False
-    inner = state.src[start + 2 : end]
+    inner = state.src[start + len(opener) : end]
     target, _, label = inner.partition("|")
     if not target.strip() or any(c in inner for c in "[]\n"):
         return False
     if not silent:
-        token = state.push("wikilink", "a", 0)
-        token.meta = {"target": target.strip(), "label": (label or target).strip()}
+        token = state.push(kind, tag, 0)
+        token.meta = {"target": target.strip(), "label": label_default(target, label).strip()}
     state.pos = end + 2
     return True
+
+
+def _wikilink(state, silent: bool) -> bool:
+    """`[[target]]` or `[[target|label]]`: a link labelled with its target by default."""
+    return _bracketed(state, silent, "[[", "wikilink", "a", lambda target, label: label or target)
 
 
 def _embed(state, silent: bool) -> bool:
-    """`![[name.png]]` (an Obsidian embed) on one line → one `embed` token."""
-    start = state.pos
-    if not state.src.startswith("![[", start):
-        return False
-    end = state.src.find("]]", start + 3)
-    if end < 0:
-        return False
-    inner = state.src[start + 3 : end]
-    target, _, label = inner.partition("|")
-    if not target.strip() or any(c in inner for c in "[]\n"):
-        return False
-    if not silent:
-        token = state.push("embed", "img", 0)
-        token.meta = {"target": target.strip(), "label": label.strip()}
-    state.pos = end + 2
-    return True
+    """`![[name.png]]` (an Obsidian embed): an image, its label empty by default."""
+    return _bracketed(state, silent, "![[", "embed", "img", lambda target, label: label)
 
 
 def _host(url: str) -> str | None:
