@@ -207,3 +207,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(
             {"detail": "Something went wrong on the server. Please try again."}, status_code=500
         )
+
+
+def file_upload_body(file: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI `requestBody` of a multipart/form-data upload: a required `file` part
+    (with `file`'s extra schema keys) and optional text `fields` (a route's `openapi_extra`;
+    the route reads the stream itself, so FastAPI cannot describe it)."""
+    properties = {"file": {"type": "string", "format": "binary", **file}, **fields}
+    schema = {"type": "object", "required": ["file"], "properties": properties}
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"multipart/form-data": {"schema": schema}},
+        }
+    }

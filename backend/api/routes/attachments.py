@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException
 
 from backend.api.deps import CurrentUser, EditorWorkspace, MemberWorkspace, NotePath, SessionDep
 from backend.api.routes import documents as _documents  # noqa: F401 - registers `notepath`
-from backend.errors import BadPath, BadRequest, NotFound, error_responses
+from backend.errors import BadPath, BadRequest, NotFound, error_responses, file_upload_body
 from backend.services import attachments as attachments_service
 from backend.services.attachments import MAX_ATTACHMENT_BYTES
 from backend.services.documents import valid_path
@@ -155,26 +155,10 @@ def default_path(filename: str) -> str:
     return f"{DEFAULT_FOLDER}/{name}"
 
 
-_UPLOAD_BODY: dict[str, Any] = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["file"],
-                    "properties": {
-                        "file": {"type": "string", "format": "binary"},
-                        "path": {
-                            "type": "string",
-                            "description": "Where to keep it; default attachments/<file name>.",
-                        },
-                    },
-                }
-            }
-        },
-    }
-}
+_UPLOAD_BODY = file_upload_body(
+    {},
+    path={"type": "string", "description": "Where to keep it; default attachments/<file name>."},
+)
 
 
 @router.post(

@@ -16,7 +16,7 @@ from python_multipart.multipart import create_form_parser
 
 from ambient.paths import PathError, normalize_folder
 from backend.api.deps import CurrentUser, EditorWorkspace, MemberWorkspace, SessionDep, SettingsDep
-from backend.errors import BadPath, BadRequest, error_responses
+from backend.errors import BadPath, BadRequest, error_responses, file_upload_body
 from backend.services import transfer
 from backend.services.source import Source
 
@@ -95,28 +95,15 @@ def export_workspace(
     )
 
 
-_FORM: dict[str, Any] = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["file"],
-                    "properties": {
-                        "file": {"type": "string", "format": "binary", "description": "A .zip."},
-                        "onConflict": {
-                            "type": "string",
-                            "enum": list(transfer.ON_CONFLICT),
-                            "default": "skip",
-                            "description": "When a note already exists at an entry's path.",
-                        },
-                    },
-                }
-            }
-        },
-    }
-}
+_FORM = file_upload_body(
+    {"description": "A .zip."},
+    onConflict={
+        "type": "string",
+        "enum": list(transfer.ON_CONFLICT),
+        "default": "skip",
+        "description": "When a note already exists at an entry's path.",
+    },
+)
 
 
 @router.post(
