@@ -153,3 +153,30 @@ def test_a_dropped_image_goes_where_it_was_dropped(alice: Page, server):
     assert wait_until(lambda: editor_text(frame) == link + "first line\nsecond line\n"), (
         editor_text(frame)
     )
+
+
+def test_a_chosen_picture_goes_in_at_the_cursor_as_one_change(alice: Page, server, tmp_path):
+    path = "chosen.md"
+    put_note(alice, server.url, "personal", path, "first line\nsecond line\n")
+    reload_list(alice)
+    frame = open_note(alice, path)
+    content = frame.locator(".cm-content")
+    content.click()
+    alice.keyboard.press("Control+Home")
+    alice.keyboard.press("End")  # the cursor at the end of the first line
+    picture = tmp_path / "chosen one.png"
+    picture.write_bytes(png(3, 2))
+    with alice.expect_file_chooser() as chooser:
+        frame.get_by_test_id("attach-choose").click()
+    chooser.value.set_files(str(picture))
+    link = "![chosen one](attachments/chosen%20one.png)"
+    expected = f"first line{link}\nsecond line\n"
+    assert wait_until(lambda: editor_text(frame) == expected), editor_text(frame)
+    assert wait_until(lambda: saved_text(alice, server.url, "personal", path) == expected)
+    stored = alice.request.get(
+        f"{server.url}/api/workspaces/personal/attachments/attachments/{quote('chosen one.png')}"
+    )
+    assert stored.ok and stored.body() == png(3, 2)
+    content.click()
+    alice.keyboard.press("Control+z")  # the link was one change
+    assert wait_until(lambda: editor_text(frame) == "first line\nsecond line\n"), editor_text(frame)

@@ -69,6 +69,8 @@ OWN = {
     "history-restore": "test_history.py",
     # the Files frame's attachments (SPEC §18): e2e/test_attachments.py uploads and lists one
     "attachment-file": "test_attachments.py",
+    "attach-choose": "test_attachments.py",
+    "attach-file-input": "test_attachments.py",  # the file chooser the button opens
     # organising (SPEC §18): e2e/test_organise.py makes folders, moves, and uses the Trash
     "folder-new": "test_organise.py",
     "folder-new-path": "test_organise.py",

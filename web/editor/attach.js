@@ -47,6 +47,17 @@ export function onAttach(view, accepts, callback) {
   });
 }
 
+/** A spot at the selection for files chosen with the frame's "Picture or PDF…" button, kept
+ * like a paste's (0 when the editor takes none: read-only or not watched). */
+export function spotAtSelection(view) {
+  const spots = spotsOf.get(view);
+  if (!spots || view.state.readOnly) return 0;
+  const { from, to } = view.state.selection.main;
+  lastId += 1;
+  spots.set(lastId, { from, to });
+  return lastId;
+}
+
 /** Put `text` where paste/drop `id` happened (nothing when `text` is empty: the upload
  * failed). One transaction, its own undo step; the cursor ends after it. False when the
  * editor is read-only by now. */

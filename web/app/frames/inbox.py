@@ -29,6 +29,7 @@ from app.live.history_model import (
 )
 from app.live.history_panel import HistoryPanel
 from app.live.merge_model import MERGED, REPLACE
+from app.notes.attach import ChooseFile
 from app.notes.note import NoteSession
 from app.notes.search_panel import find_backlinks
 from app.notes.views import (
@@ -177,6 +178,7 @@ class InboxFrame(Frame):
         )
         self.inline = InlineCommand(self)  # SPEC §9: its button and help join the toolbar
         self.revisions = HistoryPanel(self)  # SPEC §15: `history-open` joins the toolbar
+        self.choose_file = ChooseFile(self)  # SPEC §18: a picture or PDF at the cursor
         self.listeners.on(self.render_host, "change", self._on_todo_change)
         self.listeners.on(self.render_host, "click", self._on_render_click)
         self._unsubscribe_role = self.ctx.on_role_change(self._on_role_change)

@@ -12,9 +12,10 @@ from js import FormData, Object, window
 from pyodide.ffi import create_proxy, to_js
 from pyscript.js_modules import editor
 
+from ambient.contract import ATTACHMENT_TYPES
 from app.api import Api
 from app.api_model import ApiError, OfflineError, describe
-from app.dom import guard
+from app.dom import guard, h, spawn
 from app.notes.attach_model import (
     attachment_url,
     file_name,
@@ -63,6 +64,56 @@ def watch(session) -> list:
     taken = create_proxy(guard(lambda files, spot: _attach(session, files, int(spot))))
     editor.onAttach(session.view, accepts, taken)
     return [accepts, taken]
+
+
+ACCEPT = ",".join(f".{extension}" for extension in ATTACHMENT_TYPES)
+
+
+class ChooseFile:
+    """The Inbox frame's "Picture or PDF…" button: the files chosen go in at the cursor,
+    uploaded and linked exactly as a paste (one change, one Ctrl+Z)."""
+
+    def __init__(self, frame) -> None:
+        self.frame = frame
+        self.input = h(
+            "input",
+            {
+                "type": "file",
+                "accept": ACCEPT,
+                "multiple": True,
+                "hidden": True,
+                "data-testid": "attach-file-input",
+            },
+        )
+        self.button = h(
+            "button",
+            {
+                "type": "button",
+                "data-testid": "attach-choose",
+                "title": "Put a picture or a PDF into the note at the cursor",
+            },
+            "Picture…",
+        )
+        frame.listeners.on(self.button, "click", lambda event: self._choose())
+        frame.listeners.on(self.input, "change", lambda event: self._chosen())
+        frame.toolbar.append(self.button, self.input)
+
+    def _choose(self) -> None:
+        session = self.frame.session
+        if session is None or self.frame.view != "edit" or not session.writable:
+            self.frame.ctx.say("Open the note in Edit (as an editor) to put a picture in it.")
+            return
+        self.input.click()
+
+    def _chosen(self) -> None:
+        session = self.frame.session
+        files = [f for f in self.input.files if file_name(str(f.name), str(f.type)) is not None]
+        self.input.value = ""  # the same file can be chosen again
+        if session is None or not files:
+            return
+        spot = int(editor.spotAtSelection(session.view))
+        if spot:
+            spawn(_attach(session, to_js(files), spot))
 
 
 def unwatch(proxies: list) -> None:
