@@ -60,7 +60,9 @@ def test_a_deleted_note_comes_back_from_the_trash_with_its_history(
     alice.get_by_test_id("row-delete-confirm").click()
     expect(alice.locator(f".note-row[data-path='{path}']")).to_have_count(0)  # deleted, listed
     alice.get_by_test_id("trash-open").click()
-    item = alice.locator(f"[data-testid=trash-item][data-path='{path}']")
+    item = alice.get_by_test_id("trash-list").locator(
+        f"[data-testid=trash-item][data-path='{path}']"
+    )
     expect(item).to_be_visible()
     expect(item).to_contain_text("deleted just now")
     expect(item).to_contain_text("bytes")

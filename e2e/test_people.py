@@ -162,6 +162,9 @@ def test_an_invitation_is_accepted_by_a_new_user_in_another_browser(
         wait_ready(guest)
         expect(guest.get_by_test_id("invite-workspace")).to_have_text("Team")
         guest.get_by_test_id("invite-username").fill(newcomer)
+        guest.get_by_test_id("invite-password").fill("short")  # refused, in words, kept open
+        guest.get_by_test_id("invite-accept").click()
+        expect(guest.get_by_test_id("invite-problem")).not_to_be_empty()
         guest.get_by_test_id("invite-password").fill(PASSWORD)
         guest.get_by_test_id("invite-accept").click()
         expect(guest.get_by_test_id("workspace-select")).to_have_value("team")

@@ -53,6 +53,7 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
     dialog.get_by_test_id("import-submit").click()
     report = dialog.get_by_test_id("import-report")
     expect(report).to_contain_text("Imported 5 files; renamed 0, replaced 0, skipped 0, ignored 1.")
+    expect(report.get_by_test_id("import-summary")).to_contain_text("Imported 5 files")
     expect(report).to_contain_text(".obsidian/app.json")
     progress = dialog.get_by_test_id("import-progress")
     expect(progress).to_be_visible()
@@ -76,6 +77,7 @@ def test_import_a_zip_with_progress_and_report_then_export_it(
     dialog.get_by_test_id("import-file").set_input_files(str(bad))
     dialog.get_by_test_id("import-submit").click()
     expect(report).to_contain_text('The entry "../evil.md"')
+    expect(report.get_by_test_id("import-error")).to_contain_text("../evil.md")
     expect(report).to_contain_text("nothing was imported")
     listing = alice.request.get(f"{server.url}/api/workspaces/personal/documents").json()
     assert f"imp-{tag}/fine.md" not in {d["path"] for d in listing}
