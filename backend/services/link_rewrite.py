@@ -1,8 +1,10 @@
 """Links that survive a rename (SPEC §18): rewrite a note's links after notes moved (pure).
 
 A link is rewritten only when the move changes where it leads: `[[name]]`, `[[name|alias]]`,
-`[[name#heading]]`, `![[name]]` and relative Markdown links (`[t](../plan.md#h)`, `<…>` and
-%-encoded forms) are resolved exactly as the page resolves them (web/app/notes/links_model.py,
+`[[name#heading]]`, `![[name]]`, relative Markdown links (`[t](../plan.md#h)`, `<…>` and
+%-encoded forms, reference definitions `[ref]: ../plan.md`) and links to the workspace's files
+(`![](pics/map.png)`, `[pdf](a.pdf)`, which must keep reaching the file from a moved note) are
+resolved exactly as the page resolves them (web/app/notes/links_model.py,
 preview_model.resolve_link: a test checks that the two agree), before the move from the note's
 old place and after it from its new one. When the same text still reaches the same note, it
 stays as written (so a `[[plan]]` whose note moved to another folder, still the one `plan`
@@ -37,12 +39,13 @@ _UNSAFE = frozenset(" \t()<>%#?\\")
 # -- resolving, as the page does -------------------------------------------------------------
 
 
-def resolve_link(note_path: str, href: str) -> str | None:
-    """A relative link in a note (`../b.md`, `c.md#x`) → the workspace path it names, or None."""
+def resolve_link(note_path: str, href: str, *, notes: bool = True) -> str | None:
+    """A relative link in a note (`../b.md`, `c.md#x`) → the workspace path it names, or None
+    (with `notes` False, a path of any file: `pics/map.png`)."""
     if not href or href.startswith(("#", "/", "?")) or _SCHEME.match(href.lower()):
         return None
     target = unquote(href.split("#", 1)[0].split("?", 1)[0])
-    if not target.endswith(".md"):
+    if notes and not target.endswith(".md"):
         return None
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), target))
     if joined.startswith(("..", "/")):
@@ -57,8 +60,9 @@ def _with_md(name: str) -> str:
 class Paths:
     """The workspace's note paths, indexed so that resolving a link costs no scan of them."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], files: Iterable[str] = ()) -> None:
         self.known = frozenset(paths)
+        self.files = frozenset(files)  # the workspace's attachments (they do not move)
         ordered = sorted(self.known, key=lambda p: (p.count("/"), p))
         self._by_path: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}
@@ -81,18 +85,23 @@ class Paths:
         return (near or matches)[0], True
 
     def relative(self, note_path: str, href: str) -> tuple[str | None, bool]:
-        """A Markdown link → (path, exists): from the note's folder, else from the root."""
+        """A Markdown link → (path, exists): from the note's folder, else from the root; a
+        note's path, or a file's (as the page resolves a picture: web/app/notes/attach_model)."""
         target = resolve_link(note_path, href)
+        known = self.known
         if target is None:
-            return None, False
-        if target in self.known:
+            target, known = resolve_link(note_path, href, notes=False), self.files
+            if target is None:
+                return None, False
+        if target in known:
             return target, True
         plain = href.split("#", 1)[0].split("?", 1)[0]
         if not plain.startswith(("./", "../")):
-            from_root = resolve_link("", href)
-            if from_root in self.known:
+            from_root = resolve_link("", href, notes=known is self.known)
+            if from_root in known:
                 return from_root, True
-        return target, False
+        # As the page's resolver: a missing note is still a note's path, a missing file none.
+        return (target if known is self.known else None), False
 
 
 # -- finding the links -------------------------------------------------------------------------
@@ -117,11 +126,11 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def _regions(text: str) -> list[tuple[int, int]]:
+def _regions(text: str, env: dict[str, object]) -> list[tuple[int, int]]:
     """(start, end) offsets of the runs of lines outside code blocks and blank lines, where
-    inline Markdown (and so a link) can be."""
+    inline Markdown (and so a link) can be; `env` receives the parser's reference definitions."""
     code: set[int] = set()
-    for token in _parser().parse(text):
+    for token in _parser().parse(text, env):
         if token.type in ("fence", "code_block") and token.map:
             code.update(range(*token.map))
     regions: list[tuple[int, int]] = []
@@ -281,11 +290,38 @@ def _link(s: str, i: int, end: int, found: list[Link]) -> int:
     return after
 
 
+def _definition(s: str, line: int, stop: int) -> Link | None:
+    """The destination of the reference definition `[ref]: dest "title"` starting on the
+    line at offset `line` (inside a quote or a list item too), or None."""
+    i = s.find("[", line, stop)
+    close = _label_end(s, i, stop) if i >= 0 else None
+    if close is None or not s.startswith(":", close + 1):
+        return None
+    j = _space(s, close + 2, stop)
+    if j < stop and s[j] == "<":
+        k = s.find(">", j + 1, stop)
+        return Link(False, j + 1, k, angle=True) if k > j else None
+    k = j
+    while k < stop and s[k] not in " \t\r\n" and ord(s[k]) >= 0x20:
+        k += 1
+    return Link(False, j, k) if k > j else None
+
+
 def find_links(text: str) -> list[Link]:
-    """Every wikilink and inline Markdown link outside code, in no particular order."""
+    """Every wikilink, inline Markdown link and reference definition outside code, in no
+    particular order."""
     found: list[Link] = []
-    for start, end in _regions(text):
+    env: dict[str, object] = {}
+    for start, end in _regions(text, env):
         _scan(text, start, end, found)
+    references = env.get("references")
+    if isinstance(references, dict) and references:
+        starts = [0] + [m.end() for m in _EOL.finditer(text)] + [len(text)]
+        for ref in references.values():
+            first, last = ref["map"]
+            link = _definition(text, starts[first], starts[min(last, len(starts) - 1)])
+            if link is not None:
+                found.append(link)
     return found
 
 
@@ -322,7 +358,7 @@ def _md_forms(
     relative = posixpath.relpath(target, folder)
     if raw.startswith("./") and not relative.startswith("../"):
         relative = "./" + relative
-    from_folder = resolve_link(note_before, raw) == before
+    from_folder = resolve_link(note_before, raw, notes=False) == before
     order = [relative, target] if from_folder else [target, relative]
     return [(p, raw[cut:]) for p in dict.fromkeys(order)]
 
@@ -341,7 +377,7 @@ def rewrite(
     elsewhere (the note itself moved, or a moved note now takes its name) leading where it
     did. Links that cannot be made to lead there are left as they are."""
     before = before or Paths(paths_before)
-    after = after or Paths(moves.get(p, p) for p in before.known)
+    after = after or Paths((moves.get(p, p) for p in before.known), before.files)
     note_after = moves.get(note_before, note_before)
     edits: list[tuple[int, int, str]] = []
     for link in find_links(text):

@@ -6,7 +6,8 @@ coalesced with typing), and reaches open editors through its `saved` event (SPEC
 the page merges it with unsaved keystrokes. The notes are read a few at a time (never the
 whole workspace's text at once) and each is saved only at the revision that was read: a note
 that changes meanwhile is read and rewritten again, and one that keeps changing is left as it
-is (the move itself has already happened).
+is (the move itself has already happened). Links to the workspace's files (pictures, PDFs)
+count too: a moved note's `![](map.png)` is rewritten to keep reaching the file, which stays.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from backend.errors import Conflict, TooLarge
 from backend.models import Document
-from backend.services import documents
+from backend.services import attachments, documents
 from backend.services.link_rewrite import Paths, mentions, rewrite
 from backend.services.source import Source
 
@@ -53,14 +54,15 @@ def update_links(
     """Rewrite the links that `moves` (old path → new path, already moved) change, in every
     note of the workspace; answers the paths of the notes saved again, sorted."""
     listed = documents.list_documents(db, workspace_id=workspace_id)
+    files = [a.path for a in attachments.list_attachments(db, workspace_id=workspace_id)]
     ids = [d.id for d in listed]
     inverse = {new: old for old, new in moves.items()}
-    after = Paths(d.path for d in listed)
+    after = Paths((d.path for d in listed), files)
     move = _Move(
         workspace_id=workspace_id,
         moves=moves,
         inverse=inverse,
-        before=Paths(inverse.get(p, p) for p in after.known),
+        before=Paths((inverse.get(p, p) for p in after.known), files),
         after=after,
         source=source.as_action("links"),
         max_bytes=max_bytes,

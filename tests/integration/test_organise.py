@@ -341,3 +341,26 @@ def test_folder_move_errors_and_roles(app, alice_client, bob_client):
     r = move_folder(alice_client, **{"from": "a", "to": "", "updateLinks": False})
     assert r.status_code == 200, r.text
     assert r.json() == {"moved": [{"from": "a/one.md", "to": "one.md"}], "linksUpdated": []}
+
+
+def test_a_moved_note_keeps_its_pictures_and_reference_links(alice_client):
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+    r = alice_client.post(
+        "/api/workspaces/personal/attachments",
+        files={"file": ("map.png", png, "image/png")},
+        data={"path": "trips/map.png"},
+    )
+    assert r.status_code == 201, r.text
+    put(alice_client, "roadmap.md", "# Roadmap\n")
+    put(
+        alice_client,
+        "trips/japan.md",
+        "![the map](map.png)\n\nSee [plan][p].\n\n[p]: ../roadmap.md\n",
+    )
+    r = move(alice_client, "trips/japan.md", "archive/2026/japan.md")
+    assert r.status_code == 200, r.text
+    assert read(alice_client, "archive/2026/japan.md") == (
+        "![the map](../../trips/map.png)\n\nSee [plan][p].\n\n[p]: ../../roadmap.md\n"
+    )
+    # the picture is still served at the path the rewritten link names
+    assert alice_client.get("/api/workspaces/personal/attachments/trips/map.png").content == png

@@ -109,3 +109,43 @@ def test_paths_resolve_as_the_page_does():
     assert paths.relative("a/x.md", "plan.md#h") == ("a/plan.md", True)
     assert paths.relative("c/x.md", "plan2.md") == ("plan2.md", True)
     assert paths.relative("c/x.md", "https://x/plan.md") == (None, False)
+
+
+REFERENCES = "See [the map][m] and [x].\n\n[m]: roadmap.md 'T'\n> [x]: <roadmap.md>\n"
+
+
+def test_reference_definitions_follow_the_note_as_inline_links_do():
+    got = moved(REFERENCES, "roadmap.md", "archive/r.md")
+    assert got == "See [the map][m] and [x].\n\n[m]: archive/r.md 'T'\n> [x]: <archive/r.md>\n"
+    # a definition in code is no definition; one to a missing note is left as written
+    text = "```\n[m]: roadmap.md\n```\n\n[y]: nowhere.md\n"
+    assert moved(text, "roadmap.md", "archive/r.md") == text
+
+
+def test_a_moved_notes_links_to_files_keep_reaching_them():
+    before = Paths(["a/n.md", "top.md"], ["a/pic.png", "doc.pdf"])
+    text = "![map](pic.png) [pdf](./../doc.pdf) ![gone](missing.png) ![root](doc.pdf)\n"
+    got = rewrite(
+        text,
+        note_before="a/n.md",
+        moves={"a/n.md": "b/c/n.md"},
+        paths_before=before.known,
+        before=before,
+    )
+    # the picture beside the note is now two folders up; `doc.pdf` from the top still
+    # reaches the file (the page reads a plain name from the top too), so it stays
+    assert (
+        got
+        == "![map](../../a/pic.png) [pdf](../../doc.pdf) ![gone](missing.png) ![root](doc.pdf)\n"
+    )
+    # a file link in a note that did not move is left alone
+    assert (
+        rewrite(
+            text,
+            note_before="top.md",
+            moves={"a/n.md": "b/n.md"},
+            paths_before=before.known,
+            before=before,
+        )
+        == text
+    )
