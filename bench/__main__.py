@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from bench import (
     backend_benches,
     history_bench,
+    lighthouse_bench,
     live_bench,
     machine,
     oauth_bench,
@@ -33,6 +34,12 @@ SERVER = {
     "people": people_bench.people,
     "transfer": transfer_bench.transfer,
     "oauth": oauth_bench.oauth,
+    "lighthouse": lighthouse_bench.lighthouse,
+}
+# Left out of quick and smoke runs (CI runs --quick): named with --only, they run in any mode.
+FULL_ONLY = {
+    "lighthouse": "full mode only: one repetition takes about 2.5 minutes "
+    "(`./dev bench --only lighthouse` runs it in any mode)",
 }
 BROWSER = (
     "cold-start",
@@ -81,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     t0 = time.monotonic()
     figures, details, skipped, failed = [], {}, {}, []
+    if not args.only and plan.mode != "full":
+        skipped |= {name: why for name, why in FULL_ONLY.items() if name in names}
+        names = [name for name in names if name not in FULL_ONLY]
     chromium = None
     if any(n in BROWSER for n in names):
         from bench import browser_benches
@@ -91,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         details |= browser_results.details
         skipped |= browser_results.skipped
         failed += browser_results.failed
+    if "lighthouse" in names and chromium is None:
+        from support.browser import chromium_path
+
+        chromium = chromium_path()
     for name in names:
         if name not in SERVER:
             continue
