@@ -18,6 +18,7 @@ from bench import (
     oauth_bench,
     people_bench,
     report,
+    scale_bench,
     search_bench,
     transfer_bench,
 )
@@ -35,6 +36,7 @@ SERVER = {
     "transfer": transfer_bench.transfer,
     "oauth": oauth_bench.oauth,
     "lighthouse": lighthouse_bench.lighthouse,
+    "scale": scale_bench.scale,
 }
 # Left out of quick and smoke runs (CI runs --quick): named with --only, they run in any mode.
 FULL_ONLY = {

@@ -19,6 +19,19 @@ class Plan:
     link_reps: int = 1  # first visits per emulated link (issue 23), each side
     postgres: bool = True
     search_notes: int = 10_000  # notes in the workspace the search benchmark queries
+    # Team scale (issue 35, bench/scale_bench.py): server processes on one PostgreSQL and one
+    # Redis, simulated users (each an event stream, a save every 2 s, a search and a turn
+    # every `scale_chat_every` seconds), the measured run split into `scale_windows` windows.
+    scale_processes: tuple[int, ...] = (1, 2, 4)
+    scale_users: int = 200
+    scale_seconds: float = 120  # the measured run at `scale_users`
+    scale_windows: int = 4  # min / median / max are over these windows
+    scale_chat_every: float = 60  # each user's search and assistant turn, seconds apart
+    scale_solo_calls: int = 40  # one user alone: saves per window (searches, turns: a fifth)
+    scale_burst_seconds: float = 20  # every user saving back to back: the capacity
+    scale_ramp: tuple[int, ...] = (25, 50, 100, 150, 300, 400, 600, 800)  # users, see the module
+    scale_ramp_seconds: float = 20  # measured per ramp step
+    scale_team_notes: int = 500  # notes already in each team's workspace (what search reads)
 
 
 PLANS = {
@@ -33,6 +46,7 @@ PLANS = {
         typed_chars=300,
         capture_calls=10,
         link_reps=5,
+        search_notes=100_000,
     ),
     "quick": Plan(
         "quick",
@@ -45,6 +59,15 @@ PLANS = {
         typed_chars=150,
         capture_calls=5,
         search_notes=1_000,
+        scale_processes=(1, 2),
+        scale_users=16,
+        scale_seconds=8,
+        scale_windows=2,
+        scale_chat_every=6,
+        scale_solo_calls=10,
+        scale_burst_seconds=4,
+        scale_ramp=(),
+        scale_team_notes=100,
     ),
     "smoke": Plan(
         "smoke",
@@ -57,5 +80,14 @@ PLANS = {
         typed_chars=30,
         capture_calls=2,
         search_notes=300,
+        scale_processes=(1, 2),
+        scale_users=4,
+        scale_seconds=3,
+        scale_windows=1,
+        scale_chat_every=3,
+        scale_solo_calls=3,
+        scale_burst_seconds=2,
+        scale_ramp=(),
+        scale_team_notes=20,
     ),
 }
