@@ -236,6 +236,7 @@ class Swarm:
         self.saved_at: dict[tuple[str, str, int], float] = {}  # (ws, path, rev) → response
         self.arrived: list[tuple[tuple[str, str, int], float]] = []  # on others' streams
         self.lag: list[tuple[float, float]] = []  # (when, ms late) of the client's loop
+        self.reconnects: list[float] = []  # a stream ended (dropped, or its bounded life)
         self.clients: dict[int, httpx.AsyncClient] = {}
         self.tasks: dict[int, list[asyncio.Task]] = {}
         self.connected: dict[int, asyncio.Event] = {}
@@ -357,6 +358,7 @@ class Swarm:
                                 self.arrived.append((key, at))
                         elif not line:
                             kind = None
+                self.reconnects.append(time.perf_counter())
             except (httpx.HTTPError, RuntimeError):  # counted; the user reconnects
                 self.errors["other"].append(time.perf_counter())
                 await asyncio.sleep(0.5)
@@ -496,6 +498,7 @@ def _measure(swarm: Swarm, phase: Phase, cpu0: float) -> Phase:
         "seconds": round(t1 - t0, 1),
         "count": {op: len(v) for op, v in every.items()},
         "errors": {op: sum(1 for at in swarm.errors[op] if t0 <= at < t1) for op in OPS},
+        "stream_ends": sum(1 for at in swarm.reconnects if t0 <= at < t1),
         "p50_ms": {op: _r(percentile(v, 50)) for op, v in every.items()},
         "p99_ms": {op: _r(percentile(v, 99)) for op, v in every.items()},
         "requests_per_s": round(sum(phase.per_s) / len(phase.per_s), 1),
