@@ -173,8 +173,10 @@ class Hub:
                     conn.execute(f"LISTEN {events.CHANNEL}")
                     self.listening.set()
                     while not self._stop.is_set():
-                        batch = [(n.payload[:1], n.payload[1:]) for n in conn.notifies(timeout=0.5)]
-                        self.wake(batch)
+                        # Back at once with the first notification (a burst is merged by the
+                        # hub's inbox); without stop_after every event waited out the 0.5 s.
+                        arrived = conn.notifies(timeout=0.5, stop_after=1)
+                        self.wake([(n.payload[:1], n.payload[1:]) for n in arrived])
             except Exception as exc:  # noqa: BLE001 - keep listening whatever happened
                 log.warning("live listener lost its connection: %s", type(exc).__name__)
                 self._stop.wait(1)

@@ -42,6 +42,8 @@ SERVER = {
 FULL_ONLY = {
     "lighthouse": "full mode only: one repetition takes about 2.5 minutes "
     "(`./dev bench --only lighthouse` runs it in any mode)",
+    "scale": "full mode only: it starts several servers per process count, about 90 s even "
+    "at its quick size (`./dev bench --only scale` runs it in any mode)",
 }
 BROWSER = (
     "cold-start",
