@@ -41,7 +41,7 @@ KEYFRAME_EVERY = 50
 _SMALL = 4096  # below this a whole text costs about what a delta does
 _LEVEL = 3
 _MAX_WINDOW = 1 << 27
-_CACHE_BYTES = 48 << 20  # per process; a cached 1 MiB keyframe counts 3 MiB (see _keyframe_cache)
+_CACHE_BYTES = 48 << 20  # per app; a 1 MiB keyframe counts 3 MiB (see _keyframe_cache)
 
 
 @dataclass(frozen=True)
