@@ -90,3 +90,31 @@ def test_a_missing_link_offers_to_create_its_note(alice: Page, server: Server) -
     expect(frame.locator(".preview a")).to_have_count(1)
     expect(frame.locator(".preview a[data-missing=true]")).to_have_count(0)
     expect(status).not_to_contain_text("does not exist")
+
+
+def test_the_offer_to_create_stands_beside_a_missing_link_far_down_the_note(
+    alice: Page, server: Server
+) -> None:
+    """Clicking a missing link at the bottom of a long note: the offer is next to that link, in
+    sight, with the keyboard on it (it once appeared at the frame's top, out of sight)."""
+    tag = uuid.uuid4().hex[:6]
+    path = f"long-{tag}.md"
+    filler = "".join(f"line {n} of a long note\n\n" for n in range(80))
+    put_note(alice, server, path, f"# long\n\n{filler}see [[packing-{tag}]]\n")
+    alice.reload()
+    wait_ready(alice)
+    alice.locator(f"[data-testid=note-link][data-path='{path}']").click()
+    frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
+    frame.locator("[data-testid=view-button][data-view=preview]").click()
+    link = frame.locator(".preview a[data-missing=true]")
+    link.click()  # scrolled into view first, as a person would
+    create = frame.get_by_test_id("missing-create")
+    expect(create).to_have_text(f"Create packing-{tag}.md")
+    expect(create).to_be_focused()
+    expect(create).to_be_in_viewport()
+    near, far = link.bounding_box(), create.bounding_box()
+    assert near and far and abs(far["y"] - near["y"]) < 2 * near["height"] + 8, (near, far)
+    expect(frame.get_by_test_id("save-status")).to_contain_text(f"packing-{tag}.md does not exist")
+    alice.keyboard.press("Enter")
+    expect(frame).to_have_attribute("data-path", f"packing-{tag}.md")
+    expect(frame.locator(".cm-content")).to_be_focused()

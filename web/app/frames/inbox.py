@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from js import document
 from pyscript.js_modules import editor
 
 from ambient.contract import INBOX
@@ -101,6 +102,7 @@ class InboxFrame(Frame):
         self.path, self.view = "", "edit"
         self.session: NoteSession | None = None
         self._generation = 0
+        self._offering = ("", "")  # (open note, missing note offered beside its link)
         self.history = History()
         self.back = h(
             "button",
@@ -294,9 +296,13 @@ class InboxFrame(Frame):
         """Render the current view from the editor's text, read now (never kept)."""
         text = self.session.text()
         if self.view == "preview":
+            offer = self.render_host.querySelector(".missing-offer button")
+            had_focus = bool(offer) and offer.isSameNode(document.activeElement)
             draw_preview(
                 self.render_host, text, self.path, self.ctx.known_paths, ws=self.session.ws
             )
+            if self._offering[1]:
+                self._offer_again(had_focus)
             spawn(self._fill_backlinks(self._generation, self.path))
         elif self.view == "todo":
             draw_todo(self.render_host, text, self.id, readonly=not self.session.writable)
@@ -447,7 +453,7 @@ class InboxFrame(Frame):
         if link.getAttribute("data-missing") == "true" and path not in self.ctx.known_paths:
             # Never replace the open note with an error: say so, and offer to create it.
             event.preventDefault()
-            return self._offer_create(path)
+            return self._offer_create(path, link)
         if path:
             event.preventDefault()
             return self.show(path=path)
@@ -455,19 +461,44 @@ class InboxFrame(Frame):
             event.preventDefault()  # `href="#"`: nothing to follow
         return None
 
-    def _offer_create(self, path: str) -> None:
-        """A missing note was clicked: say so in the status line, with a button to create it."""
+    def _offer_create(self, path: str, link) -> None:
+        """A missing note was clicked: say so in the status line, and offer to create it right
+        beside the link, where the eye and the pointer are (a long note's last link is far
+        from the frame's top)."""
+        self.status.replaceChildren(f"{path} does not exist.")
+        self.status.dataset.state = "missing"
+        self._offering = (self.path, path)
+        self._place_offer(link, focus=True)
+
+    def _place_offer(self, link, *, focus: bool) -> None:
+        for old in self.render_host.querySelectorAll(".missing-offer"):
+            old.remove()
+        path = self._offering[1]
+        if not self.ctx.can_edit or link is None:
+            return  # a reader cannot create notes
         create = h(
             "button",
             {"type": "button", "class": "link", "data-testid": "missing-create", "data-path": path},
             f"Create {path}",
         )
         self.listeners.on(create, "click", lambda event: self._create_missing(path))
-        offer = create if self.ctx.can_edit else ""  # a reader cannot create notes
-        self.status.replaceChildren(f"{path} does not exist. ", offer)
-        self.status.dataset.state = "missing"
+        link.insertAdjacentElement("afterend", h("span", {"class": "missing-offer"}, " ", create))
+        if focus:
+            create.focus()  # Enter on the link, then Enter again creates it
+
+    def _offer_again(self, had_focus: bool) -> None:
+        """The Preview was drawn again (the list or a save arrived): the offer stays beside
+        its link while that note is open and the target still missing."""
+        shown, path = self._offering
+        if shown != self.path or not path or path in self.ctx.known_paths:
+            self._offering = ("", "")
+            return
+        links = self.render_host.querySelectorAll('a[data-missing="true"]')
+        link = next((a for a in links if a.getAttribute("data-path") == path), None)
+        self._place_offer(link, focus=had_focus)
 
     async def _create_missing(self, path: str) -> None:
+        self._offering = ("", "")
         title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         try:
             await self.ctx.api.create(self.ctx.workspace_id, path, f"# {title}\n\n")
