@@ -182,3 +182,33 @@ def test_a_readers_write_token_reads_but_every_write_tool_is_a_read_only_failure
     set_role(live.app, "bob", "team", workspaces.EDITOR)
     data = live.call(token, "create_note", workspaceId="team", path="new.md", text="hello")
     assert data["ok"] is True, data
+
+
+def test_a_removed_members_token_reaches_nothing_of_that_workspace_at_once(live):  # noqa: F811
+    """§17: removal acts at once on every path, a token made before it included."""
+    live.note("alice", "team", "plan.md", PLAN)
+    bob = live.user("bob")
+    r = bob.post("/api/tokens", json={"name": "Cursor", "expiresInDays": 7, "scope": "write"})
+    assert r.status_code == 201, r.text
+    token = r.json()["token"]
+    assert live.call(token, "read_document", workspaceId="team", path="plan.md")["ok"] is True
+
+    alice = live.user("alice")
+    assert alice.delete("/api/workspaces/team/members/bob").status_code == 204
+
+    calls = {
+        "read_document": {"workspaceId": "team", "path": "plan.md"},
+        "list_documents": {"workspaceId": "team"},
+        "search_notes": {"workspaceId": "team", "query": "searchable-word"},
+        "changes_since": {"workspaceId": "team"},
+        "create_note": {"workspaceId": "team", "path": "new.md", "text": "hello"},
+        "propose_edit": {"workspaceId": "team", "path": "plan.md", "edits": [{"append": "x"}]},
+    }
+    for name, arguments in calls.items():
+        data = live.call(token, name, **arguments)
+        assert data["ok"] is False, (name, data)
+        assert "searchable-word here" not in str(data), name
+    assert alice.get(URL).text == PLAN
+    assert alice.get("/api/workspaces/team/documents/new.md").status_code == 404
+    # The token itself still reaches the workspace bob is still in.
+    assert live.call(token, "list_documents", workspaceId="bob-notes")["ok"] is True
