@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import open_note
 from e2e.conftest import Server, put_note, sign_in, wait_ready
+from e2e.test_accessibility import audit
 
 PREFS = "/api/account/preferences"
 DARK_BG = "rgb(20, 23, 28)"  # --bg of the dark theme (web/static/app.css)
@@ -66,8 +67,10 @@ def test_theme_and_font_size_apply_at_once_last_and_reach_pop_outs(
     expect_look(alice, page_bg=DARK_BG, gutter=DARK_GUTTER, font="20px")
     ink = frame.locator(".cm-gutters").evaluate("el => getComputedStyle(el).color")
     assert ink != "rgb(108, 108, 108)", ink  # the light theme's grey numbers are gone too
+    audit(alice, "the Settings dialog in the dark theme")
     alice.get_by_test_id("settings-close").click()
     expect(dialog).to_be_hidden()
+    audit(alice, "a note in the dark theme")  # contrast of the recoloured editor and page
     saved(alice, fresh_server, {"theme": "dark", "fontSize": 20})
 
     alice.reload()  # kept: the cached copy first, then the account's

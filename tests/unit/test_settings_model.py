@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from app.people.settings_model import (
     DEFAULTS,
     changed,

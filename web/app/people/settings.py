@@ -7,6 +7,8 @@ Python starts) and is saved to the account, so it follows the user to other brow
 
 from __future__ import annotations
 
+import contextlib
+
 from js import document, window
 
 from app.api_model import describe
@@ -31,10 +33,8 @@ def apply(prefs: dict) -> None:
     root.dataset.theme = prefs["theme"]
     root.dataset.sidebar = "collapsed" if prefs["sidebarCollapsed"] else "open"
     root.style.setProperty("--editor-font-size", f"{prefs['fontSize']}px")
-    try:
+    with contextlib.suppress(Exception):  # storage off: this window still shows them
         window.localStorage.setItem(CACHE_KEY, to_cache(prefs))
-    except Exception:  # noqa: BLE001 - storage off (private mode): this window still shows them
-        pass
 
 
 def _cached() -> dict:
