@@ -69,6 +69,7 @@ def test_each_dialog_and_panel(alice: Page, server: Server) -> None:
     for opener, dialog in (
         ("members-open", "members-dialog"),
         ("account-open", "account-dialog"),
+        ("settings-open", "settings-dialog"),
         ("users-open", "users-dialog"),
         ("workspace-new", "workspace-new-dialog"),
     ):

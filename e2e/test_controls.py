@@ -87,6 +87,12 @@ OWN = {
     "import-conflict": "test_transfer.py",
     "import-submit": "test_transfer.py",
     "import-dialog-close": "test_transfer.py",
+    # settings (issue 34): e2e/test_settings.py switches the theme and font size, folds the list
+    "settings-open": "test_settings.py",
+    "settings-theme": "test_settings.py",
+    "settings-font-size": "test_settings.py",
+    "settings-close": "test_settings.py",
+    "sidebar-toggle": "test_settings.py",
 }
 # Controls of the other parts of the page, each tested in its own e2e file.
 OTHERS = (

@@ -52,6 +52,7 @@ SIZES = {
 DIALOGS = (
     ("members-open", "members-dialog"),
     ("account-open", "account-dialog"),
+    ("settings-open", "settings-dialog"),
     ("users-open", "users-dialog"),
     ("trash-open", "trash"),
     ("import-open", "import-dialog"),

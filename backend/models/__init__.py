@@ -199,5 +199,6 @@ from backend.models import (  # noqa: F401
     oauth,
     outside_agents,
     people,
+    preferences,
     proposals,
 )

@@ -618,6 +618,15 @@ def _end_my_other_sessions(w, c, kind):
     return c.delete("/api/account/sessions"), None
 
 
+def _my_preferences(w, c, kind):
+    return c.get("/api/account/preferences"), None
+
+
+def _save_my_preferences(w, c, kind):
+    body = {"theme": "dark", "fontSize": 16, "sidebarCollapsed": False}
+    return c.put("/api/account/preferences", json=body), None
+
+
 def _my_password(w, c, kind):
     return c.put("/api/account/password", json={"current": "wrong", "new": "short"}), None
 
@@ -647,6 +656,8 @@ def _setup(w, c, kind):
 ROUTES.update(
     {
         ("GET", "/api/account/sessions"): (_my_sessions, SIGNED_IN),
+        ("GET", "/api/account/preferences"): (_my_preferences, SIGNED_IN),  # issue 34
+        ("PUT", "/api/account/preferences"): (_save_my_preferences, SIGNED_IN),
         ("DELETE", "/api/account/sessions/{session_id}"): (
             _end_my_session,
             {**SIGNED_IN, "member": 404, "non-member": 404},
@@ -931,6 +942,11 @@ def _account_writes():
             {"json": {"current": PASSWORDS["alice"], "new": "forged-password"}},
         ),
         ("DELETE", "/api/account/sessions"): ("DELETE", "/api/account/sessions", {}),
+        ("PUT", "/api/account/preferences"): (
+            "PUT",
+            "/api/account/preferences",
+            {"json": {"theme": "dark", "fontSize": 16, "sidebarCollapsed": True}},
+        ),
         ("DELETE", "/api/account/sessions/{session_id}"): (
             "DELETE",
             "/api/account/sessions/0123456789abcdef",

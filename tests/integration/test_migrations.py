@@ -46,6 +46,7 @@ TABLES = {
     "oauth_refresh_tokens",
     "attachments",  # pictures and PDFs in notes (0011_attachments)
     "attachment_blobs",
+    "user_preferences",  # theme, font size, sidebar (0012_preferences)
 }
 
 

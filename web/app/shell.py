@@ -19,6 +19,7 @@ from app.people.account import account_button
 from app.people.admin import users_button
 from app.people.members import members_button
 from app.people.people_model import role_of
+from app.people.settings import Settings
 from app.people.welcome import (
     add_provider_links,
     clear_invite,
@@ -276,9 +277,11 @@ class Shell:
             "button", {"type": "button", "data-testid": "sign-out", "class": "sign-out"}, "Sign out"
         )
         name = (ctx.user or {}).get("username") or (ctx.user or {}).get("name") or ""
+        settings = Settings(ctx, self)  # theme, font size, sidebar (issue 34)
         header = h(
             "header",
             {"class": "topbar"},
+            settings.toggle,
             h("h1", {"class": "brand"}, "Ambient Notes"),
             h(
                 "div",
@@ -294,12 +297,13 @@ class Shell:
                 h("span", {"class": "user", "text": name}),
                 members_button(ctx, self),
                 account_button(ctx, self),
+                settings.opener,
                 users_button(ctx, self) if (ctx.user or {}).get("admin") else None,
                 panel_button(ctx, self),
                 sign_out,
             ),
         )
-        nav = h("nav", {"class": "sidebar", "aria-label": "Notes"})
+        nav = h("nav", {"id": "sidebar", "class": "sidebar", "aria-label": "Notes"})
         frames = h("section", {"id": "frames", "class": "frameset", "aria-label": "Frames"})
         # A narrow window shows one pane at a time (the note list or one frame), picked here.
         self.tabs = h("nav", {"class": "pane-tabs", "aria-label": "Panes"})

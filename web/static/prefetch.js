@@ -10,6 +10,36 @@ window.anaPrefetch = new Map([
   ["/api/workspaces", get("/api/workspaces")],
 ]);
 
+// Settings (issue 34, web/app/people/settings.py): the cached copy of the user's theme, editor
+// font size and sidebar state shows before Python starts (no flash of the wrong theme), and a
+// change made in another window of this browser (a pop-out's main window) shows here at once.
+const PREFERENCES_KEY = "ana-preferences";
+function applyPreferences(text) {
+  let prefs;
+  try {
+    prefs = JSON.parse(text || "null");
+  } catch {
+    return;
+  }
+  if (!prefs || typeof prefs !== "object") return;
+  const root = document.documentElement;
+  if (["light", "dark", "system"].includes(prefs.theme)) root.dataset.theme = prefs.theme;
+  if (Number.isInteger(prefs.fontSize) && prefs.fontSize >= 12 && prefs.fontSize <= 24) {
+    root.style.setProperty("--editor-font-size", `${prefs.fontSize}px`);
+  }
+  if (typeof prefs.sidebarCollapsed === "boolean") {
+    root.dataset.sidebar = prefs.sidebarCollapsed ? "collapsed" : "open";
+  }
+}
+try {
+  applyPreferences(localStorage.getItem(PREFERENCES_KEY));
+} catch {
+  // storage switched off: the app applies the account's copy once it has read it
+}
+window.addEventListener("storage", (event) => {
+  if (event.key === PREFERENCES_KEY) applyPreferences(event.newValue);
+});
+
 // The boot screen: honest progress until the app draws itself, and a failure to boot says
 // what failed and offers a reload. The interpreter loader (pyodide-snapshot.mjs) and
 // app/boot.py move the steps on; anything that stops the page before its ready flag lands here.

@@ -1,8 +1,9 @@
-"""The signed-in user's own account (SPEC §17): password and sign-ins."""
+"""The signed-in user's own account (SPEC §17): password, sign-ins and display preferences."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 import anyio.to_thread
 from fastapi import APIRouter, Request, Response
@@ -14,6 +15,7 @@ from backend.db import utcnow
 from backend.errors import Forbidden, Unprocessable, error_responses
 from backend.limits.throttle import Throttle, client_address
 from backend.services import accounts
+from backend.services import preferences as preferences_service
 from backend.services import users as users_service
 
 router = APIRouter(prefix="/api/account", tags=["account"])
@@ -38,6 +40,33 @@ class SignInOut(BaseModel):
 
 class SignInsOut(BaseModel):
     sessions: list[SignInOut]
+
+
+class Preferences(BaseModel):
+    """The user's display preferences (issue 34); every field is required on PUT."""
+
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, extra="forbid")
+
+    theme: Literal["light", "dark", "system"] = Field(
+        description="light, dark, or system (follow the device's setting)."
+    )
+    font_size: int = Field(
+        ge=preferences_service.FONT_SIZE_MIN,
+        le=preferences_service.FONT_SIZE_MAX,
+        strict=True,
+        description="The note editor's font size in CSS pixels (12–24; default 15).",
+    )
+    sidebar_collapsed: bool = Field(
+        strict=True, description="Whether the note list is folded away."
+    )
+
+    @classmethod
+    def of(cls, prefs: preferences_service.Prefs) -> Preferences:
+        return cls(
+            theme=prefs.theme,  # type: ignore[arg-type]  # stored values passed this model
+            font_size=prefs.font_size,
+            sidebar_collapsed=prefs.sidebar_collapsed,
+        )
 
 
 def _current_row_id(request: Request) -> str | None:
@@ -135,3 +164,30 @@ def end_session(session_id: str, user: CurrentUser, db: SessionDep) -> Response:
 def end_other_sessions(request: Request, user: CurrentUser, db: SessionDep) -> Response:
     accounts.end_other_sign_ins(db, user=user, keep_row_id=_current_row_id(request))
     return Response(status_code=204)
+
+
+@router.get(
+    "/preferences",
+    response_model=Preferences,
+    response_model_by_alias=True,
+    summary="My display preferences",
+    description="Theme, editor font size and sidebar state; the defaults until first saved.",
+    responses=error_responses(401),
+)
+def get_preferences(user: CurrentUser, db: SessionDep) -> Preferences:
+    return Preferences.of(preferences_service.get_preferences(db, user_id=user.id))
+
+
+@router.put(
+    "/preferences",
+    response_model=Preferences,
+    response_model_by_alias=True,
+    summary="Save my display preferences",
+    description="Replaces all three values (each is required); answers what is now stored. "
+    "A theme other than light, dark or system, a font size outside 12–24 or an unknown "
+    "field is 422.",
+    responses=error_responses(401, 422),
+)
+def put_preferences(body: Preferences, user: CurrentUser, db: SessionDep) -> Preferences:
+    prefs = preferences_service.Prefs(body.theme, body.font_size, body.sidebar_collapsed)
+    return Preferences.of(preferences_service.set_preferences(db, user_id=user.id, prefs=prefs))
