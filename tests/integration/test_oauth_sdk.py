@@ -2,22 +2,19 @@
 against a real uvicorn server (SPEC §19): discovery from the 401, registration, authorization
 with PKCE and the resource, the consent page (posted by HTTP as the signed-in user, as a
 browser would), the code exchange, tools within the chosen scope, refresh after expiry,
-and revocation in the token list ending the client's next call with 401.
+a reused refresh token ending the grant, and revocation in the token list ending the
+client's next call with 401; the same for the TypeScript SDK's client (mcp_ts_oauth.mjs).
+e2e/test_oauth_sdk.py runs both clients with the consent given in a real Chromium.
 
 Runs on SQLite and on PostgreSQL (`app` is parametrized over both).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,17 +32,16 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
     OAuthToken,
 )
+from mcp_ts_oauth import TsOAuthClient, calls
 from oauth_helpers import query_of
 from sqlalchemy import select, update
 
 from backend.db import utcnow
-from backend.models.oauth import OAuthAccessToken, OAuthRefreshToken
+from backend.models.oauth import OAuthAccessToken, OAuthGrant, OAuthRefreshToken
 from support.servers import InThreadServer
 from tests.mcp_client import SDK_TIMEOUT
 
 REDIRECT = "http://127.0.0.1:33419/callback"
-ROOT = Path(__file__).resolve().parents[2]
-TS_SCRIPT = Path(__file__).with_name("mcp_ts_oauth.mjs")
 
 
 class Memory:
@@ -192,9 +188,7 @@ def test_the_sdk_client_connects_refreshes_and_is_stopped_by_a_revocation(app, s
 
     # An hour later (moved clock): the access token has expired on both sides; the SDK
     # refreshes on its own, without asking the person again.
-    with app.state.sessionmaker() as db:
-        db.execute(update(OAuthAccessToken).values(expires_at=utcnow() - timedelta(seconds=1)))
-        db.commit()
+    _expire_access_tokens(app)
     agent.auth.context.token_expiry_time = time.time() - 1
     (read,) = agent.run(("read_document", {"workspaceId": "team", "path": "from-oauth.md"}))
     assert read["ok"] is True and "\nhi\n" in read["text"]
@@ -223,37 +217,91 @@ def test_the_sdk_client_connects_refreshes_and_is_stopped_by_a_revocation(app, s
     assert urlsplit(served).hostname == "127.0.0.1"
 
 
-def test_the_typescript_sdk_client_connects_with_oauth(app, served):
-    """The official TypeScript SDK's OAuth client (npm), run by Node, through the same flow."""
-    node = shutil.which("node")
-    assert node, "Node.js is needed for the TypeScript SDK interoperability test"
-    sdk = ROOT / "node_modules" / "@modelcontextprotocol" / "sdk" / "package.json"
-    assert sdk.exists(), "run `npm ci` first: @modelcontextprotocol/sdk is a devDependency"
+def _expire_access_tokens(app: FastAPI) -> None:
+    """An hour later (moved clock): every access token has expired at the server."""
+    with app.state.sessionmaker() as db:
+        db.execute(update(OAuthAccessToken).values(expires_at=utcnow() - timedelta(seconds=1)))
+        db.commit()
+
+
+def test_a_reused_refresh_token_is_refused_and_ends_the_sdk_clients_grant(app, served):
+    person = Person(served, "alice", scope="read", workspace="team")
+    agent = Agent(served, person)
+    (listed,) = agent.run(("list_documents", {"workspaceId": "team"}))
+    assert listed["ok"] is True and person.consents == 1
+    assert agent.storage.tokens is not None
+    old = agent.storage.tokens
+
+    _expire_access_tokens(app)
+    agent.auth.context.token_expiry_time = time.time() - 1
+    (listed,) = agent.run(("list_documents", {"workspaceId": "team"}))
+    assert listed["ok"] is True and person.consents == 1
+    new = agent.storage.tokens
+    assert new.refresh_token != old.refresh_token
+
+    # The old refresh token, presented again (a copy kept by another process, or a thief):
+    # the SDK's refresh with it is refused, and the person is not asked again.
+    person.willing = False
+    agent.storage.tokens = old
+    agent.auth.context.current_tokens = old
+    agent.auth.context.token_expiry_time = time.time() - 1
+    agent.statuses.clear()
+    with pytest.raises(BaseException):  # noqa: B017 - the SDK's own error, from a task group
+        agent.run(("__list__", {}))
+    assert 400 in agent.statuses  # the token endpoint's invalid_grant
+    with app.state.sessionmaker() as db:
+        (grant,) = db.scalars(select(OAuthGrant)).all()
+        assert grant.revoked_at is not None
+
+    # The grant is gone for the rightful holder too: the new access token and the new
+    # refresh token are refused, the SDK's next call ends with 401.
+    agent.storage.tokens = new
+    agent.auth.context.current_tokens = new
+    agent.auth.context.token_expiry_time = time.time() + 3600
+    agent.statuses.clear()
+    with pytest.raises(BaseException):  # noqa: B017
+        agent.run(("__list__", {}))
+    assert agent.statuses[0] == 401
+    assert person.consents == 1
+
+
+def test_the_typescript_sdk_client_connects_refreshes_and_is_stopped_by_a_revocation(app, served):
+    """The official TypeScript SDK's OAuth client (npm), run by Node, through the same flow;
+    the consent posted with bob's session cookie (e2e/test_oauth_sdk.py does it in Chromium)."""
     with httpx2.Client(base_url=served, timeout=SDK_TIMEOUT) as page:
         r = page.post("/api/session", json={"username": "bob", "password": PASSWORDS["bob"]})
         assert r.status_code == 200, r.text
         cookie = "; ".join(f"{k}={v}" for k, v in page.cookies.items())
-        done = subprocess.run(
-            [node, str(TS_SCRIPT), served, "read", "team"],
-            env={**os.environ, "ANA_COOKIE": cookie},
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        got = json.loads(done.stdout)
-        assert got["firstRefused"] is True and got["consentShowsClient"] is True
-        assert got["tokenScope"] == "read" and got["hasRefresh"] is True
-        assert set(got["tools"]) == {
-            "get_active_note",
-            "list_documents",
-            "read_document",
-            "search_notes",
-            "changes_since",
-        }
-        assert got["listed"]["ok"] is True
-        assert got["elsewhere"]["ok"] is False  # bob's grant reaches team only
-        (grant,) = page.get("/api/tokens").json()
-        assert (grant["kind"], grant["name"]) == ("oauth", "TypeScript OAuth agent")
+        ts = TsOAuthClient(served, "read", "team", cookie=cookie)
+        try:
+            got = ts.next("connected")
+            assert got["firstRefused"] is True and got["consentShowsClient"] is True
+            assert got["tokenScope"] == "read" and got["hasRefresh"] is True
+            assert set(got["tools"]) == {
+                "get_active_note",
+                "list_documents",
+                "read_document",
+                "search_notes",
+                "changes_since",
+            }
+            assert got["listed"]["ok"] is True
+            assert got["elsewhere"]["ok"] is False  # bob's grant reaches team only
+            assert got["written"]["isError"] is True  # a read grant cannot write
+            (grant,) = page.get("/api/tokens").json()
+            assert (grant["kind"], grant["name"]) == ("oauth", "TypeScript OAuth agent")
+
+            _expire_access_tokens(app)
+            ts.send("expired")
+            got = ts.next("refreshed")
+            assert got["listed"]["ok"] is True and got["rotated"] is True
+            assert got["consents"] == 1
+            assert calls(got["seen"]) == [["/mcp", 401], ["/oauth/token", 200], ["/mcp", 200]]
+
+            assert page.delete(f"/api/tokens/{grant['id']}").status_code == 204
+            ts.send("revoked")
+            got = ts.next("revoked")
+            assert got["failure"] is not None and got["consents"] == 1
+            assert calls(got["seen"])[:2] == [["/mcp", 401], ["/oauth/token", 400]]
+            assert ["/oauth/token", 200] not in got["seen"]
+        finally:
+            ts.close()
