@@ -268,6 +268,6 @@ def _seed(db: Session, *, passwords: Passwords) -> None:
                 path=path,
                 content=text,
                 max_bytes=1 << 30,
-                source=Source.page(None),
+                source=Source.demo(),  # history: the demo's sample note
                 create_only=True,
             )

@@ -147,7 +147,7 @@ def _conflict(page: Page, server: Server, path: str):
     expect(conflict).to_be_visible()
     expect(conflict).to_have_attribute("role", "alert")
     # The other save was this user's own (through the API): the panel says so, not "someone".
-    expect(conflict).to_contain_text("You saved this note in another window")
+    expect(conflict).to_contain_text("Another window of yours saved this note")
     expect(conflict.locator(".cm-content")).to_contain_text("the line (mine)")  # both sides
     expect(conflict.locator(".cm-deletedChunk")).to_contain_text("the line (theirs)")
     assert editor_text(frame) == "title\nthe line (mine)\n"  # nothing changed on screen

@@ -9,6 +9,7 @@ Kind = Literal["page", "assistant", "agent", "import"]
 # edit: a save; create: the first save; restore: a revision saved again (§15); move, delete;
 # links: a note's links rewritten because a note they lead to moved (§18).
 Action = Literal["edit", "create", "restore", "move", "delete", "links"]
+DEMO = "demo"  # the `name` of the demo seed's source (kind page, no user)
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +17,7 @@ class Source:
     """`kind` page (the signed-in user through the documents API), assistant (an applied
     proposal), agent (a personal access token; `name` is the token's name) or import (a zip
     imported, SPEC §18; `name` is the zip's file name); `user_id` is the user on whose behalf
-    it happened (None for the demo seed)."""
+    it happened (None for the demo seed: kind page, `name` "demo", see `demo`)."""
 
     kind: Kind
     user_id: int | None
@@ -26,6 +27,12 @@ class Source:
     @classmethod
     def page(cls, user_id: int | None, *, action: Action = "edit") -> Source:
         return cls("page", user_id, None, action)
+
+    @classmethod
+    def demo(cls) -> Source:
+        """The demo seed's notes (`serve.py --demo`): no user made them, and history says
+        the demo put them there as samples. Kind page (SPEC §13's kinds), `name` "demo"."""
+        return cls("page", None, DEMO, "create")
 
     @classmethod
     def assistant(cls, user_id: int) -> Source:

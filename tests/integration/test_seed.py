@@ -130,3 +130,16 @@ def test_a_second_seeder_that_loses_the_race_backs_off(app_factory, monkeypatch)
     with open_db(app) as db:
         assert db.scalar(select(func.count()).select_from(User)) == 2
         assert db.scalar(select(func.count()).select_from(Document)) == before
+
+
+def test_the_demo_notes_history_names_the_demo_not_a_member(app_factory):
+    """Issue 34: a seeded note's one revision has no user; its source says it is the demo's
+    (kind page, name "demo", action create), so History words it as the demo's sample."""
+    app = _demo_app(app_factory)
+    alice = _signed_in(app, "alice")
+    reply = alice.get("/api/workspaces/personal/documents/todo.md/revisions")
+    assert reply.status_code == 200
+    (first,) = reply.json()["revisions"]
+    assert first["source"] == {"kind": "page", "name": "demo"}
+    assert first["action"] == "create"
+    assert not first.get("user") and not first.get("byYou")

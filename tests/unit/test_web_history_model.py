@@ -58,11 +58,18 @@ def test_malformed_answers_give_no_rows_instead_of_failing() -> None:
 
 
 def test_when_is_relative_for_recent_changes_and_a_date_after_a_day() -> None:
-    assert when("2026-12-01T11:59:30Z", NOW) == "just now"
-    assert when("2026-12-01T11:58:00+00:00", NOW) == "2 min ago"
-    assert when("2026-12-01T09:00:00Z", NOW) == "3 h ago"
+    assert when("2026-12-01T11:59:30Z", NOW) == "11:59:30 UTC, just now"
+    assert when("2026-12-01T11:58:00+00:00", NOW) == "11:58:00 UTC, 2 min ago"
+    assert when("2026-12-01T09:00:00Z", NOW) == "09:00:00 UTC, 3 h ago"
     assert when("2026-11-20T08:05:00Z", NOW) == "2026-11-20 08:05 UTC"
     assert when("yesterday", NOW) == "yesterday"
+
+
+def test_when_shows_the_clock_time_on_the_users_clock() -> None:
+    """Ten saves within a minute read apart (issue 34: all said "just now", no time)."""
+    assert when("2026-12-01T11:59:30Z", NOW, 300) == "06:59:30, just now"  # UTC−5
+    assert when("2026-12-01T11:59:31Z", NOW, -60) == "12:59:31, just now"  # UTC+1
+    assert when("2026-11-20T23:05:00Z", NOW, -120) == "2026-11-21 01:05"
 
 
 def test_a_conflict_names_who_made_the_other_change():
@@ -76,7 +83,7 @@ def test_a_conflict_names_who_made_the_other_change():
             ]
         }
     )
-    mine = "You saved this note in another window while you were editing it here."
+    mine = "Another window of yours saved this note while you were editing it here."
     assert conflict_words(rows, "4", gone=False) == mine
     assert conflict_words(rows, None, gone=False) == mine  # the newest when not named
     assert conflict_words(rows, "3", gone=False) == (
@@ -89,3 +96,23 @@ def test_a_conflict_names_who_made_the_other_change():
         "The agent “Claude Code” deleted this note while you were editing it."
     )
     assert conflict_words([], "9", gone=False) == SOMEONE_SAVED
+
+
+def test_the_demo_seed_is_worded_as_the_demos_sample_note() -> None:
+    """Issue 34: a seeded note said "another member created it"."""
+    rows = parse_revisions(
+        {
+            "revisions": [
+                entry(2, "page", by_you=True),
+                entry(1, "page", "demo", user=None, action="create"),
+            ]
+        }
+    )
+    assert [(r.who, r.what) for r in rows] == [
+        ("you", "edited"),
+        ("the demo", "put it here as a sample note"),
+    ]
+    # A member's page save never reads as the demo, whatever the name says.
+    assert parse_revisions({"revisions": [entry(1, "page", "demo", user="bob")]})[0].who == (
+        "bob (another member)"
+    )

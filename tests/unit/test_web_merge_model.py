@@ -87,3 +87,33 @@ def test_no_change_no_changes() -> None:
 )
 def test_changes_rebuild_the_new_text(old, new) -> None:
     assert apply_changes(old, changes_between(old, new)) == new
+
+
+def test_a_change_never_covers_characters_both_texts_keep() -> None:
+    """This window typed " pass"; the other one added "Big " before it and " buy" after it in
+    one save. Two insertions, so this window's Ctrl+Z (mapped through them) removes " pass"
+    only, not "Big Rail pass buy" as one replacement that swallowed it."""
+    old, new = "Rail pass\nnext\n", "Big Rail pass buy\nnext\n"
+    changes = changes_between(old, new)
+    assert changes == [(0, 0, "Big "), (9, 9, " buy")]
+    assert apply_changes(old, changes) == new
+
+
+def test_changes_across_lines_of_one_block_are_character_exact() -> None:
+    old, new = "one\ntwo\n", "one!\n2 two\n"
+    assert changes_between(old, new) == [(3, 3, "!"), (4, 4, "2 ")]
+
+
+def test_a_huge_changed_block_is_one_replacement_trimmed_at_both_ends() -> None:
+    old = "keep\n" + "a b " * 600 + "\nend\n"
+    new = "keep\n" + "b a " * 600 + "\nend\n"
+    changes = changes_between(old, new)
+    assert len(changes) == 1
+    assert apply_changes(old, changes) == new
+
+
+def test_character_changes_keep_utf16_positions() -> None:
+    old, new = "🙂 x 🙂 y\n", "🙂 x! 🙂 y?\n"
+    changes = changes_between(old, new)
+    assert changes == [(4, 4, "!"), (9, 9, "?")]
+    assert apply_changes(old, changes) == new

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 
 def parse(stamp: str) -> datetime | None:
@@ -24,3 +24,9 @@ def within_a_day(moment: datetime, now: datetime) -> str | None:
     if seconds < 86400:
         return f"{int(seconds // 3600)} h ago"
     return None
+
+
+def local(moment: datetime, offset_minutes: int = 0) -> datetime:
+    """`moment` on the user's clock; `offset_minutes` as the browser's
+    Date.getTimezoneOffset() gives it (minutes behind UTC: 300 for UTC−5)."""
+    return moment.astimezone(timezone(timedelta(minutes=-offset_minutes)))

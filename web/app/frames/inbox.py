@@ -406,12 +406,16 @@ class InboxFrame(Frame):
 
     # -- conflict choices ----------------------------------------------------------------
 
+    # The panel and its buttons go once a choice is made: the focus goes back to the text.
+
     def _keep_mine(self, event) -> None:
         self.session.saver.keep_mine()
+        self.focus_editor()
 
     def _take_theirs(self, event) -> None:
         self.session.take_theirs()
         self._refresh()
+        self.focus_editor()
 
     async def _save_copy(self, event) -> None:
         path = await self.session.keep_as_copy()

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from app.api_model import OfflineError, describe
+from app.live.history_model import SOMEONE_SAVED
 from app.live.merge_model import CONFLICT as CLASH
 from app.live.merge_model import KEEP, MERGED, reconcile
 
@@ -254,7 +255,9 @@ class Autosaver:
         outcome = reconcile(self.base, theirs, mine)
         if outcome.kind == CLASH:
             self.theirs = (theirs, revision)
-            self._set(CONFLICT, "Someone else saved this note meanwhile.")
+            # General words until the page names the source from the history (one place:
+            # history_model.conflict_words); it may well be another window of the user's.
+            self._set(CONFLICT, SOMEONE_SAVED)
             return outcome.kind
         if outcome.text != mine:
             self._show(mine, outcome.text)  # not an edit of the user's: not counted, not undone

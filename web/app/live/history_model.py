@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from app.time_model import parse, within_a_day
+from app.time_model import local, parse, within_a_day
 
 ACTIONS = {
     "create": "created it",
@@ -15,6 +15,8 @@ ACTIONS = {
     "delete": "deleted it",
     "links": "updated its links after a rename",
 }
+DEMO = "demo"  # the demo seed's source name (kind page, no user)
+DEMO_CREATED = "put it here as a sample note"
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ def who(entry: dict) -> str:
     """You, another member by name, the assistant, or the agent by its token's name."""
     source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
     kind, name = source.get("kind"), source.get("name")
+    if _by_demo(entry):
+        return "the demo"
     if kind == "assistant":
         return "the assistant"
     if kind == "agent":
@@ -44,6 +48,17 @@ def who(entry: dict) -> str:
         return "you"
     user = entry.get("user")
     return f"{user} (another member)" if user else "another member"
+
+
+def _by_demo(entry: dict) -> bool:
+    """The demo seed's note (backend Source.demo: kind page, name "demo", no user)."""
+    source = entry.get("source") if isinstance(entry.get("source"), dict) else {}
+    return (
+        source.get("kind") == "page"
+        and source.get("name") == DEMO
+        and not entry.get("user")
+        and not (entry.get("byYou") or entry.get("by_you"))
+    )
 
 
 def parse_revisions(data: object) -> list[Revision]:
@@ -63,7 +78,9 @@ def parse_revisions(data: object) -> list[Revision]:
                 revision=str(entry["revision"]),
                 source=str(source.get("kind") or "page"),
                 who=who(entry),
-                what=ACTIONS.get(str(entry.get("action")), "changed it"),
+                what=DEMO_CREATED
+                if _by_demo(entry) and entry.get("action") == "create"
+                else ACTIONS.get(str(entry.get("action")), "changed it"),
                 saved_at=str(entry.get("savedAt") or entry.get("saved_at") or ""),
                 current=bool(entry.get("current")),
             )
@@ -71,12 +88,20 @@ def parse_revisions(data: object) -> list[Revision]:
     return out
 
 
-def when(saved_at: str, now: datetime) -> str:
-    """ "just now", "5 min ago", "3 h ago", or the UTC date and time for older ones."""
+def when(saved_at: str, now: datetime, offset_minutes: int = 0) -> str:
+    """The clock time with how long ago ("14:03:07, just now", "09:00:00, 3 h ago"), or the
+    date and time for a day or more ago; on the user's clock (`offset_minutes`: the
+    browser's Date.getTimezoneOffset()), said as UTC when that is the clock. Seconds, so
+    that versions saved within one minute read apart."""
     moment = parse(saved_at)
     if moment is None:
         return saved_at
-    return within_a_day(moment, now) or moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    zone = " UTC" if offset_minutes == 0 else ""
+    mine = local(moment, offset_minutes)
+    ago = within_a_day(moment, now)
+    if ago is None:
+        return mine.strftime("%Y-%m-%d %H:%M") + zone
+    return f"{mine.strftime('%H:%M:%S')}{zone}, {ago}"
 
 
 SOMEONE_SAVED = "This note was saved elsewhere while you were editing it."
@@ -93,6 +118,6 @@ def conflict_words(rows: list[Revision], revision: str | None, *, gone: bool) ->
         return SOMEONE_DELETED if gone else SOMEONE_SAVED
     did = "deleted" if gone else "saved"
     if row.who == "you":
-        return f"You {did} this note in another window while you were editing it here."
+        return f"Another window of yours {did} this note while you were editing it here."
     actor = row.who[:1].upper() + row.who[1:] if row.who.startswith("the ") else row.who
     return f"{actor} {did} this note while you were editing it."

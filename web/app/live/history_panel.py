@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from js import Date
 from pyscript.js_modules import editor
 
 from app.api import revision_of
@@ -57,8 +58,8 @@ class HistoryPanel:
             {"class": "history-panel", "hidden": True, "aria-label": "History of this note"},
             self.list,
             self.message,
-            self.diff_host,
             h("div", {"class": "history-actions"}, self.restore_button),
+            self.diff_host,  # last: it shrinks before Restore would leave the panel
         )
         frame.listeners.on(self.button, "click", lambda event: self.toggle())
         frame.listeners.on(self.list, "click", self._on_pick)
@@ -107,10 +108,10 @@ class HistoryPanel:
             return
         if generation != self._generation or session is not self.session:
             return
-        now = datetime.now(UTC)
+        now, offset = datetime.now(UTC), int(Date.new().getTimezoneOffset())
         items = []
         for row in rows:
-            label = f"{row.who} {row.what}, {when(row.saved_at, now)}"
+            label = f"{row.who} {row.what}, {when(row.saved_at, now, offset)}"
             if row.current:
                 label += " (the current version)"
             items.append(
@@ -153,7 +154,9 @@ class HistoryPanel:
         if row is None:
             return
         for other in self.list.querySelectorAll("[data-testid=history-item]"):
-            other.setAttribute("aria-pressed", "true" if other is item else "false")
+            # Compared by revision: two proxies of one element are not `is` the same.
+            picked = other.getAttribute("data-revision") == row.revision
+            other.setAttribute("aria-pressed", "true" if picked else "false")
         self._generation += 1
         generation, session = self._generation, self.session
         self.message.textContent = "Reading that version…"
@@ -183,7 +186,20 @@ class HistoryPanel:
                 session.text(),
                 f"Version {row.revision} against the text on screen",
             )
+            self._show_first_change()
         self.restore_button.hidden = same or not session.writable  # a reader restores nothing
+        _keep_in_box(self.list, item)  # the list gave room to the diff: the pick stays shown
+
+    def _show_first_change(self) -> None:
+        """Scroll the diff (its own box only) so its first change is at the top, one line of
+        context above it: the box is short, and unchanged lines come first."""
+        host = self.diff_host
+        first = host.querySelector(".cm-changedLine, .cm-deletedChunk")
+        if first is None:
+            return
+        line = first.getBoundingClientRect().height or 0
+        offset = first.getBoundingClientRect().top - host.getBoundingClientRect().top
+        host.scrollTop = max(0, host.scrollTop + offset - line)
 
     def _drop_diff(self) -> None:
         self.restore_button.hidden = True
@@ -233,8 +249,18 @@ class HistoryPanel:
         finally:
             self.restore_button.disabled = False
         if done and session is self.session:
+            self.frame.focus_editor()  # back to the text, as restored (Restore is hidden now)
             await self.load()
             self.message.textContent = (
                 f"Version {done[0]} is back, saved as a new version. "
                 "Ctrl+Z in the editor takes it back."
             )
+
+
+def _keep_in_box(box, el) -> None:
+    """Scroll `box` (only it) as far as needed for `el` inside it to show whole."""
+    inner, outer = el.getBoundingClientRect(), box.getBoundingClientRect()
+    if inner.top < outer.top:
+        box.scrollTop -= outer.top - inner.top
+    elif inner.bottom > outer.bottom:
+        box.scrollTop += inner.bottom - outer.bottom

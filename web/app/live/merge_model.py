@@ -4,7 +4,9 @@
 merge that also runs in Pyodide): base = the saved copy the editor last knew, theirs = the new
 saved copy, mine = the editor's text now. `changes_between(old, new)` gives the few
 CodeMirror changes that turn the screen into the decided text, so the cursor and the undo
-history map through them instead of being reset by a whole-document swap.
+history map through them instead of being reset by a whole-document swap. They are
+character-exact: a replacement spanning text this window typed would swallow it, and its
+Ctrl+Z would then remove characters of the other window's text.
 """
 
 from __future__ import annotations
@@ -58,11 +60,18 @@ def reconcile(base: str, theirs: str, mine: str) -> Outcome:
     return Outcome(MERGED, text)
 
 
+# A changed block longer than this (removed plus inserted characters, after trimming what
+# both ends share) is one replacement: a character diff costs O(n·m) in Pyodide.
+CHAR_DIFF_LIMIT = 4000
+
+
 def changes_between(old: str, new: str) -> list[tuple[int, int, str]]:
     """Changes `(from, to, insert)` in CodeMirror positions (UTF-16) that turn `old` into `new`.
 
-    Line-level (difflib on lines), each changed block trimmed to the characters that differ,
-    sorted and non-overlapping, all relative to `old` (one transaction applies them at once).
+    Lines first (difflib on lines), then each changed block down to the characters that
+    differ (difflib on characters), so a change never covers a character both texts keep;
+    a block above `CHAR_DIFF_LIMIT` stays one replacement, trimmed at both ends. Sorted and
+    non-overlapping, all relative to `old` (one transaction applies them at once).
     """
     import difflib  # here, not at start: compiling it (~0.1 s) would delay every window's boot
 
@@ -79,7 +88,18 @@ def changes_between(old: str, new: str) -> list[tuple[int, int, str]]:
         removed = old[start:end]
         head = len(_common_prefix(removed, insert))
         tail = len(_common_prefix(removed[head:][::-1], insert[head:][::-1]))
-        spans.append((start + head, end - tail, insert[head : len(insert) - tail]))
+        start, removed, insert = (
+            start + head,
+            removed[head : len(removed) - tail],
+            insert[head : len(insert) - tail],
+        )
+        if not removed or not insert or len(removed) + len(insert) > CHAR_DIFF_LIMIT:
+            spans.append((start, start + len(removed), insert))
+            continue
+        chars = difflib.SequenceMatcher(None, removed, insert, autojunk=False)
+        for op, c1, c2, d1, d2 in chars.get_opcodes():
+            if op != "equal":
+                spans.append((start + c1, start + c2, insert[d1:d2]))
     return _to_utf16(old, spans)
 
 
