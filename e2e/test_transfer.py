@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Page, expect
 
+from e2e import test_accessibility as a11y
 from e2e.conftest import wait_ready
 from support.servers import Server
 
@@ -120,6 +121,10 @@ def test_import_a_folder_chosen_in_the_page(alice: Page, server: Server, tmp_pat
     dialog = alice.get_by_test_id("import-dialog")
     chooser = dialog.get_by_label("Or a folder (an Obsidian vault)")
     expect(chooser).to_have_attribute("data-testid", "import-folder")
+    # Reached by the keyboard: Tab from the zip input lands on it.
+    dialog.get_by_test_id("import-file").focus()
+    alice.keyboard.press("Tab")
+    expect(chooser).to_be_focused()
     # A chosen zip is forgotten when a folder is chosen: one source at a time.
     dialog.get_by_test_id("import-file").set_input_files(
         str(_zip(tmp_path / "other.zip", {f"f-{tag}/not-me.md": b"x"}))
@@ -135,6 +140,7 @@ def test_import_a_folder_chosen_in_the_page(alice: Page, server: Server, tmp_pat
     expect(report.locator("[data-section=imported]")).to_contain_text(f"f-{tag}/notes/a.md")
     expect(report).not_to_contain_text(vault.name)  # the vault's own name is no folder
     expect(dialog.get_by_test_id("import-progress")).to_have_js_property("value", 1)
+    a11y.audit(alice, "the import dialog with a folder's report")
 
     api = f"{server.url}/api/workspaces/personal"
     for path, data in notes.items():
