@@ -84,6 +84,7 @@ OWN = {
     "export-workspace": "test_transfer.py",
     "import-open": "test_transfer.py",
     "import-file": "test_transfer.py",
+    "import-folder": "test_transfer.py",
     "import-conflict": "test_transfer.py",
     "import-submit": "test_transfer.py",
     "import-dialog-close": "test_transfer.py",

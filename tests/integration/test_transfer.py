@@ -540,3 +540,57 @@ def test_an_upload_over_the_cap_is_413_before_it_is_read(alice_client):
     assert r.status_code == 413, r.text
     assert f"{MAX_UPLOAD_BYTES:,}" in r.json()["detail"]
     assert paths(alice_client, "personal") == []
+
+
+# --- links after an import --------------------------------------------------------------------
+
+
+def test_an_imported_vaults_links_lead_to_its_notes_and_its_embed_is_served(alice_client):
+    """A vault's `[[wikilinks]]`, `![[embed.png]]` and relative links still lead somewhere
+    after the import: resolved by the page's own resolvers (backlinks: links_model; pictures:
+    attach_model) and by the server's link rewriter (link_rewrite.Paths), which agree."""
+    from app.notes.attach_model import attachment_url, resolve_embed, resolve_image
+    from app.notes.links_model import backlinks, links_in
+
+    from backend.services.link_rewrite import Paths
+
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+    vault = {
+        "index.md": b"# Index\r\nsee [[other]], [[Leaf|the leaf]] and [x](sub/other.md)\r\n"
+        b"![[embed.png]] ![map](media/embed.png)\r\n",
+        "sub/other.md": b"up: [back](../index.md), [[index#Index]]\n",
+        "sub/deeper/leaf.md": b"a leaf, no links\n",
+        "media/embed.png": png,
+        ".obsidian/app.json": b"{}",
+    }
+    r = post_zip(alice_client, "personal", make_zip(vault))
+    assert r.status_code == 200, r.text
+    assert r.json()["ignored"] == [".obsidian/app.json"]
+
+    notes = {p: raw(alice_client, "personal", p).decode() for p in paths(alice_client, "personal")}
+    files = attachment_paths(alice_client, "personal")
+    assert sorted(notes) == ["index.md", "sub/deeper/leaf.md", "sub/other.md"]
+    assert files == ["media/embed.png"]
+
+    # What the page's backlinks see: every link leads to a note that is there.
+    assert links_in("index.md", notes["index.md"], notes) == {"sub/other.md", "sub/deeper/leaf.md"}
+    assert links_in("sub/other.md", notes["sub/other.md"], notes) == {"index.md"}
+    assert backlinks("sub/other.md", notes, notes) == ["index.md"]
+    assert backlinks("sub/deeper/leaf.md", notes, notes) == ["index.md"]
+    assert backlinks("index.md", notes, notes) == ["sub/other.md"]
+
+    # The server's resolver (the one renames rewrite links with) agrees.
+    known = Paths(notes, files)
+    assert known.wikilink("index.md", "other") == ("sub/other.md", True)
+    assert known.wikilink("index.md", "Leaf") == ("sub/deeper/leaf.md", True)
+    assert known.relative("index.md", "sub/other.md") == ("sub/other.md", True)
+    assert known.relative("sub/other.md", "../index.md") == ("index.md", True)
+    assert known.relative("index.md", "media/embed.png") == ("media/embed.png", True)
+
+    # The embed and the picture resolve to the attachment, which is served with its bytes.
+    assert resolve_embed("index.md", "embed.png", files) == ("media/embed.png", True)
+    assert resolve_image("index.md", "media/embed.png", files) == ("media/embed.png", True)
+    r = alice_client.get(attachment_url("personal", "media/embed.png"))
+    assert r.status_code == 200, r.text
+    assert r.content == png
+    assert r.headers["content-type"] == "image/png"

@@ -1,8 +1,11 @@
-"""Export and import in the page (SPEC §18), the pure part: URLs, the file check, the report's
-words (no browser)."""
+"""Export and import in the page (SPEC §18), the pure part: URLs, the file check, the folder's
+zip, the report's words (no browser)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -30,13 +33,107 @@ def import_url(ws: str) -> str:
 def file_problem(name: str, size: int) -> str | None:
     """Why the chosen file cannot be sent, or None."""
     if not name:
-        return "Choose a .zip file first."
+        return "Choose a .zip file or a folder first."
     if not name.lower().endswith(".zip"):
         return "Choose a .zip file (a folder of notes zipped, or an Obsidian vault zipped)."
     if size > MAX_ZIP_BYTES:
         mib = MAX_ZIP_BYTES // (1024 * 1024)
         return f"The zip is larger than {mib} MiB, the most one import takes."
     return None
+
+
+# -- a folder chosen in the page, sent as a zip built here (docs/import-export.md) -------------
+
+# A stored entry's bytes besides its data: the local header (30) and its data descriptor (16,
+# written because the zip is made on a stream that cannot go back), the central directory's
+# record (46), and the name twice; the end of the central directory once (22).
+_ENTRY_BYTES = 30 + 16 + 46
+_END_BYTES = 22
+
+
+def folder_paths(relative_paths: Sequence[str]) -> list[str]:
+    """The files' `webkitRelativePath`s (`Vault/notes/a.md`) → their paths in the zip
+    (`notes/a.md`): the chosen folder's own name is dropped, so the notes land at their vault
+    paths. Nothing is left out here: the server ignores `.obsidian/`, `.trash/` and dot files
+    and names them in its report."""
+    return [p.split("/", 1)[1] if "/" in p else p for p in relative_paths]
+
+
+def folder_name(relative_paths: Sequence[str]) -> str:
+    """The chosen folder's name (the first segment every path shares), `folder` when none."""
+    first = relative_paths[0].split("/", 1)[0] if relative_paths else ""
+    return first if first and all("/" in p for p in relative_paths) else "folder"
+
+
+def folder_zip_size(paths: Sequence[str], sizes: Sequence[int]) -> int:
+    """The exact size of the zip `FolderZip` makes of these files."""
+    names = sum(len(p.encode("utf-8")) for p in paths)
+    return sum(sizes) + len(paths) * _ENTRY_BYTES + 2 * names + _END_BYTES
+
+
+def folder_problem(paths: Sequence[str], sizes: Sequence[int]) -> str | None:
+    """Why the chosen folder cannot be sent, or None: refused before any file is read when its
+    zip would pass the import's limit (the same as a chosen zip's)."""
+    if not paths:
+        return "The folder holds no files; choose the folder of your notes (the vault)."
+    size = folder_zip_size(paths, sizes)
+    if size > MAX_ZIP_BYTES:
+        mib = MAX_ZIP_BYTES // (1024 * 1024)
+        return (
+            f"The folder holds {size / (1024 * 1024):,.1f} MiB in {len(paths):,} files, "
+            f"more than the {mib} MiB one import takes; import it in parts (zip each "
+            "subfolder) instead."
+        )
+    return None
+
+
+class _Pieces(io.RawIOBase):
+    """Where the zip is written: it keeps the bytes until `take`, and cannot seek, so zipfile
+    writes each entry's sizes after its data and nothing written is ever changed."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._at = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self._parts.append(bytes(data))
+        self._at += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self._at
+
+    def take(self) -> bytes:
+        data = b"".join(self._parts)
+        self._parts.clear()
+        return data
+
+
+class FolderZip:
+    """A zip made a file at a time: `add` each file's bytes, then `finish`; each returns the
+    zip's bytes made since the last call, so the page holds one file's bytes at a time in
+    Python. Every entry is stored (not compressed): notes are small, pictures already
+    compressed, and a stored entry is never refused for its compression ratio."""
+
+    def __init__(self) -> None:
+        self._out = _Pieces()
+        self._zip = zipfile.ZipFile(self._out, "w", compression=zipfile.ZIP_STORED)
+
+    def add(self, path: str, data: bytes) -> bytes:
+        self._zip.writestr(zipfile.ZipInfo(path), data)
+        return self._out.take()
+
+    def finish(self) -> bytes:
+        self._zip.close()
+        return self._out.take()
+
+
+def packing(done: int, total: int) -> str:
+    """The status line while the folder's files are read."""
+    return f"Reading the folder: {done:,} of {total:,} files…"
 
 
 def progress(loaded: float, total: float) -> float:
