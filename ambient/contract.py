@@ -21,6 +21,7 @@ FRAME_KINDS = (INBOX, ASSISTANT, FILES)  # in toolbar order
 
 MAX_NOTE_BYTES = 1_048_576  # a note's largest UTF-8 size (the default note limit, 413 past it)
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024  # an attachment's largest size (413 past it, SPEC §18)
+MAX_IMPORT_BYTES = 512 * 1024 * 1024  # an import's entries together, uncompressed (SPEC §18)
 # The files a workspace keeps as attachments (SPEC §18): extension -> the type it is served as.
 ATTACHMENT_TYPES = {
     "png": "image/png",

@@ -25,7 +25,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ambient.contract import MAX_ATTACHMENT_BYTES
+from ambient.contract import MAX_ATTACHMENT_BYTES, MAX_IMPORT_BYTES
 from ambient.paths import character_problem, under_folder
 from ambient.pointer import sha256_prefix
 from backend.db import storable, utcnow
@@ -37,13 +37,13 @@ from backend.services.revisions import Head
 from backend.services.source import Source
 
 MAX_ENTRIES = 20_000
-MAX_TOTAL_BYTES = 512 * 1024 * 1024  # uncompressed, every entry together
+MAX_TOTAL_BYTES = MAX_IMPORT_BYTES  # uncompressed, every entry together
 MAX_RATIO = 100  # uncompressed / compressed, per entry
 # An entry this small is never refused for its ratio: its size alone can do no harm, and a
 # short run of repeated text (an empty table, a line of dashes) compresses far past 100.
 RATIO_FREE_BYTES = 64 * 1024
 # The request body of an import (the zip plus the form's few hundred bytes).
-MAX_UPLOAD_BYTES = 512 * 1024 * 1024 + 64 * 1024
+MAX_UPLOAD_BYTES = MAX_IMPORT_BYTES + 64 * 1024
 NOTE_SUFFIXES = (".md", ".markdown")
 # Already compressed: stored as they are in an export (deflating them again costs time only).
 STORED_TYPES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "pdf"})

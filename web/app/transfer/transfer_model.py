@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from ambient.contract import MAX_IMPORT_BYTES
 from app.api_model import ApiError, workspace_url
 
 # The server's cap on an import's request body (backend.services.transfer.MAX_UPLOAD_BYTES
 # less the form's own bytes): a bigger file is refused here before it is sent.
-MAX_ZIP_BYTES = 512 * 1024 * 1024
+MAX_ZIP_BYTES = MAX_IMPORT_BYTES
 CHOICES = (
     ("skip", "Keep the note already there (skip)"),
     ("rename", "Import it under a free name (name-1.md)"),
