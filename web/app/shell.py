@@ -124,9 +124,8 @@ class Shell:
     def show_sign_in(self, then, problem: str = "") -> None:
         """The sign-in form; `then()` is awaited once the session cookie is set."""
         early = getattr(window, "anaEarlySignIn", None)
-        form = early.form if early is not None and self._early_proxy is None else None
-        if form is not None and not problem:
-            self._adopt_early_form(early, form, then)
+        if early is not None and self._early_proxy is None and early.present and not problem:
+            self._adopt_early_form(early, early.form, then)
             return
         self._reset()
         user = h(

@@ -81,10 +81,14 @@ function start(form) {
 }
 
 // Python's side (app/shell.py): `adopt(then)` hands over the form; `then()` runs once signed
-// in (at once if that already happened). `form` is the element it adopts, if it is still there.
+// in (at once if that already happened). `form` is the element it adopts, when `present`.
 window.anaEarlySignIn = {
+  // Whether the form is still on screen (a boolean: Pyodide may not turn null into None).
+  get present() {
+    return Boolean(main && main.isConnected);
+  },
   get form() {
-    return (main && main.isConnected && main.querySelector("form")) || null;
+    return main.querySelector("form");
   },
   adopt(then) {
     state.adopted = then;
