@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import mimetypes
+import re
 from functools import cache
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from backend.api.deps import SESSION_COOKIE
 from backend.delivery.assets import REVALIDATE, Runtime, add_bundle, load_vendor
 from backend.delivery.runtime import page_dir, python_bundle
 from backend.snapshot import check_snapshot
@@ -33,6 +35,10 @@ NAMING_FILES = {
     "/static/pyscript.json": "static/pyscript.json",
     "/static/pyodide-snapshot.mjs": "static/pyodide-snapshot.mjs",
 }
+
+# index.html's plain sign-in form, sent only to a request without a session cookie: a person
+# signs in with it while Python loads (web/static/signin-early.js; SPEC §7's ids are on it).
+EARLY_SIGNIN = re.compile(r"[ \t]*<!-- early-signin:.*?<!-- /early-signin -->\n", re.DOTALL)
 
 # The memory snapshot every window boots from (web/static/pyodide-snapshot.mjs names it too).
 SNAPSHOT_URL = "/vendor/snapshot/pyodide.snapshot"
@@ -59,10 +65,13 @@ def mount_web(app: FastAPI, settings: object) -> None:
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     runtime = _runtime(web_dir)
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
+    signed_in_page = _without_early_signin(pages["/"])
 
     def page_file(request: Request) -> Response:
         body, etag, media_type = pages[request.url.path]
         headers = _page_headers() if request.url.path == "/" else {"Cache-Control": REVALIDATE}
+        if request.url.path == "/" and request.cookies.get(SESSION_COOKIE):
+            body, etag, media_type = signed_in_page
         headers["ETag"] = etag
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers=headers)
@@ -111,6 +120,16 @@ def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
     return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"
 
 
+def _without_early_signin(page: tuple[bytes, str, str]) -> tuple[bytes, str, str]:
+    """The page for someone with a session cookie: no sign-in form flashes before the app."""
+    body, _, media_type = page
+    text, found = EARLY_SIGNIN.subn("", body.decode())
+    if not found:  # a page without the form (a test's stand-in page)
+        return page
+    stripped = text.encode()
+    return stripped, '"' + hashlib.sha256(stripped).hexdigest()[:20] + '"', media_type
+
+
 class _Revalidated(StaticFiles):
     """The page's own small files: always revalidated (ETag), so a new build shows at once."""
 
@@ -126,4 +145,5 @@ def _page_headers() -> dict[str, str]:
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",
         "Cache-Control": "no-cache",
+        "Vary": "Cookie",  # with a session cookie the page has no sign-in form
     }

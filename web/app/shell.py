@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from js import document, window
+from pyodide.ffi import create_proxy
 
 from ambient.contract import ASSISTANT, INBOX
 from app.agents.agent_proposals import AgentProposals
 from app.agents.sharing import panel_button
 from app.api_model import ApiError, describe
-from app.dom import Listeners, h, spawn
+from app.dom import Listeners, guard, h, spawn
 from app.frames.frameset import KINDS, Frameset
 from app.frames.layout_store import LayoutStore
 from app.frames.popout import parse_return
@@ -71,6 +72,7 @@ class Shell:
         self._sign_in_seq = 0  # which sign-in form is on screen (a late answer checks it)
         self._plain_sign_in = False  # the next sign-in form shows no setup or invitation
         self._sign_in_then = self.enter  # what the sign-in form on screen continues with
+        self._early_proxy = None  # index.html's sign-in form, once adopted (at most once)
 
     def say(self, text: str) -> None:
         self.message.textContent = text
@@ -122,6 +124,10 @@ class Shell:
 
     def show_sign_in(self, then, problem: str = "") -> None:
         """The sign-in form; `then()` is awaited once the session cookie is set."""
+        early = getattr(window, "anaEarlySignIn", None)
+        if early is not None and self._early_proxy is None and early.present and not problem:
+            self._adopt_early_form(early, early.form, then)
+            return
         self._reset()
         user = h(
             "input",
@@ -145,7 +151,10 @@ class Shell:
             },
         )
         submit = h("button", {"type": "submit", "data-testid": "login-submit"}, "Sign in")
-        alert = h("p", {"class": "problem", "role": "alert", "text": problem})
+        alert = h(
+            "p",
+            {"class": "problem", "role": "alert", "data-testid": "login-problem", "text": problem},
+        )
         form = h(
             "form",
             {"class": "signin-form", "aria-labelledby": "signin-title"},
@@ -180,6 +189,31 @@ class Shell:
             self._plain_sign_in = False
         else:
             spawn(self._instead_of_sign_in(then, self._sign_in_seq, alert, form))
+
+    def _adopt_early_form(self, early, form, then) -> None:
+        """index.html's plain form (web/static/signin-early.js) was on screen before Python and
+        may be half filled in or already sent: keep it, and continue with `then()` once its
+        sign-in succeeds (at once if it already has). No second form is drawn."""
+        for line in list(self.root.querySelectorAll(".boot-screen")):
+            line.remove()  # the boot screen's lines go, as when the app draws itself
+        self._sign_in_seq += 1
+        seq = self._sign_in_seq
+        self._sign_in_then = then
+        alert = form.querySelector("[data-testid=login-problem]")
+
+        async def signed_in() -> None:
+            if seq != self._sign_in_seq:
+                return  # another form replaced it meanwhile
+            self.ctx.user = await self.ctx.api.session()
+            if self.ctx.user is None:  # signed out again meanwhile: Python's own form
+                self.show_sign_in(then, "The sign-in did not complete. Please try again.")
+                return
+            await then()
+
+        self._early_proxy = create_proxy(guard(signed_in))
+        self.listeners.on(window, "hashchange", self._on_hash)
+        early.adopt(self._early_proxy)
+        spawn(self._instead_of_sign_in(then, seq, alert, form))
 
     async def _instead_of_sign_in(self, then, seq: int, alert, form) -> None:
         """An invitation link, or a server with no user yet, shows its own form instead;

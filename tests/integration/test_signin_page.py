@@ -1,0 +1,73 @@
+"""The page's plain sign-in form (web/index.html): sent only to a request without a session
+cookie, so a person signs in while Python loads and a signed-in visit never flashes it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import seed_world, sign_in
+from fastapi.testclient import TestClient
+
+from backend.delivery.runtime import CHECKOUT_WEB
+
+SPEC_IDS = ("login-username", "login-password", "login-submit")
+
+
+@pytest.fixture
+def page_app(app_factory, fake_web_dir: Path, tmp_path: Path):
+    """The standard world, serving the real index.html (over the stub runtime)."""
+    web = tmp_path / "web"
+    shutil.copytree(fake_web_dir, web)
+    shutil.copy(CHECKOUT_WEB / "index.html", web / "index.html")
+    shutil.copy(CHECKOUT_WEB / "static" / "signin-early.js", web / "static" / "signin-early.js")
+    app = app_factory(web_dir=web)
+    seed_world(app)
+    return app
+
+
+def test_signed_out_page_has_the_form_with_its_test_ids_and_script(page_app) -> None:
+    client = TestClient(page_app)
+    page = client.get("/")
+    assert page.status_code == 200
+    assert 'id="early-signin"' in page.text
+    for test_id in SPEC_IDS:
+        assert f'data-testid="{test_id}"' in page.text
+    assert '<script type="module" src="/static/signin-early.js">' in page.text
+    assert "Cookie" in page.headers["vary"]
+    script = client.get("/static/signin-early.js")
+    assert script.status_code == 200 and "/api/session" in script.text
+    assert "javascript" in script.headers["content-type"]
+
+
+def test_with_a_session_cookie_the_form_is_not_in_the_page(page_app) -> None:
+    client = sign_in(TestClient(page_app), "alice")
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "early-signin" not in page.text and "login-username" not in page.text
+    assert 'id="app"' in page.text and "/static/main.py" in page.text  # the app still boots
+    assert "Cookie" in page.headers["vary"]
+
+
+def test_each_page_revalidates_under_its_own_etag(page_app) -> None:
+    signed_out = TestClient(page_app)
+    signed_in = sign_in(TestClient(page_app), "alice")
+    out_tag = signed_out.get("/").headers["etag"]
+    in_tag = signed_in.get("/").headers["etag"]
+    assert out_tag != in_tag
+    assert signed_out.get("/", headers={"If-None-Match": out_tag}).status_code == 304
+    assert signed_in.get("/", headers={"If-None-Match": in_tag}).status_code == 304
+    # A cached signed-out page is not reused once signed in, nor the reverse.
+    assert signed_in.get("/", headers={"If-None-Match": out_tag}).status_code == 200
+    assert signed_out.get("/", headers={"If-None-Match": in_tag}).status_code == 200
+
+
+def test_the_form_posts_the_json_the_sign_in_endpoint_takes(page_app) -> None:
+    """What signin-early.js sends: wrong words come back as a sentence, right ones sign in."""
+    client = TestClient(page_app)
+    wrong = client.post("/api/session", json={"username": "alice", "password": "nope"})
+    assert wrong.status_code == 401 and wrong.json()["detail"]
+    assert "not correct" in wrong.json()["detail"]
+    sign_in(client, "alice")
+    assert "early-signin" not in client.get("/").text
