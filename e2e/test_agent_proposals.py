@@ -237,3 +237,99 @@ def test_a_write_scope_edit_note_on_a_note_with_unsaved_keystrokes_keeps_both(
     wait_saved(page, agents_server.url, "live-edit.md", both)
     expect(frame.get_by_test_id("note-conflict")).to_be_hidden()
     expect(frame.get_by_test_id("save-status")).to_have_attribute("data-state", "saved")
+
+
+LONG = "".join(f"Line {i} of the plan.\n" for i in range(1, 25))
+SIZES = [(1440, 900), (1024, 768)]
+
+# The centre of `el` is `el` itself (or inside it): nothing covers it, no scrolling needed.
+UNCOVERED = """el => {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return hit !== null && (hit === el || el.contains(hit));
+}"""
+
+# Each shown line of a diff view with the label its gutter shows beside it.
+NUMBERED = """el => {
+  const gutter = [...el.querySelectorAll('.cm-lineNumbers .cm-gutterElement')]
+    .filter((g) => g.style.visibility !== 'hidden');
+  return [...el.querySelectorAll('.cm-content > .cm-line')].map((line) => {
+    const top = line.getBoundingClientRect().top;
+    const mark = gutter.find((g) => Math.abs(g.getBoundingClientRect().top - top) < 2);
+    return [mark ? mark.textContent : '', line.textContent];
+  });
+}"""
+
+
+# What a folded run of unchanged lines (the merge view's `.cm-collapsedLines`) is marked with.
+FOLD_GLYPH = """ed => {
+  const fold = document.createElement('div');
+  fold.className = 'cm-collapsedLines';
+  ed.querySelector('.cm-content').after(fold);
+  const glyph = getComputedStyle(fold, '::before').content;
+  fold.remove();
+  return glyph;
+}"""
+
+
+def in_view_and_uncovered(control: Locator) -> None:
+    expect(control).to_be_in_viewport(ratio=1)
+    assert control.evaluate(UNCOVERED), "something covers it"
+
+
+def test_two_proposals_are_readable_whole_with_the_notes_line_numbers(
+    windows: tuple[Page, Page], agents_server: Server
+):
+    """Issue 34: each card's title, diff, Apply and Discard are in view and not covered at
+    1440×900 and 1024×768; the diff numbers lines as the note does; the gap between hunks is
+    a glyph the fonts have."""
+    page, _ = windows
+    put_note(page, agents_server.url, "personal", "plan.md", LONG)
+    reload_list(page)
+    open_note(page, "plan.md")
+    t = token(page, agents_server, "propose")
+    ids = [
+        mcp_call(
+            agents_server.url, t, "propose_edit", workspaceId="personal", path="plan.md", edits=e
+        )["proposalId"]
+        for e in (
+            [
+                {"find": "Line 3 of", "replace": "Line three of"},
+                {"find": "Line 17 of", "replace": "Line seventeen of"},
+            ],
+            [{"find": "Line 10 of", "replace": "Line ten of"}],
+        )
+    ]
+    cards = [proposal_in(page, pid) for pid in ids]
+    for card in cards:
+        expect(card).to_be_visible(timeout=SHOWS_WITHIN_MS)
+        expect(card.locator(".cm-line").first).to_be_visible()
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        for card in cards:
+            for part in (
+                card.locator(".proposal-title"),
+                card.locator(".proposal-diff"),
+                card.get_by_test_id("proposal-apply"),
+                card.get_by_test_id("proposal-discard"),
+            ):
+                in_view_and_uncovered(part)
+        # The frames keep room below the panel: the note's editor is still on screen.
+        expect(page.locator(".cm-content[contenteditable='true']").first).to_be_in_viewport()
+
+    proposed = LONG.replace("Line 3 of", "Line three of").replace("Line 17 of", "Line seventeen of")
+    note_lines = proposed.split("\n")
+    shown = cards[0].locator(".proposal-diff").evaluate(NUMBERED)
+    numbered = [(label, text) for label, text in shown if label]
+    assert [label for label, _ in numbered] == [str(n) for n in (*range(1, 7), *range(14, 21))]
+    for label, text in numbered:  # each number is the note's own line of that text
+        assert note_lines[int(label) - 1] == text
+    # Between the hunks, an unnumbered gap line shows "…", which the page's fonts have.
+    assert ["", "…"] in [list(pair) for pair in shown]
+    folded = cards[0].locator(".cm-editor").evaluate(FOLD_GLYPH)
+    assert folded == '"…"'  # a folded run of unchanged lines is marked with it too, not "⦚"
+    numbers = cards[1].locator(".proposal-diff").evaluate(NUMBERED)
+    assert [label for label, _ in numbers if label] == [str(n) for n in range(7, 14)]
+    for card in cards:  # leave nothing pending for the other tests
+        card.get_by_test_id("proposal-discard").click()
+        expect(card).to_have_attribute("data-status", "discarded")

@@ -142,3 +142,28 @@ def test_discard_and_a_reload_shows_each_outcome(alice: Page, server: Server):
     expect(first.locator(".proposal-diff")).to_contain_text("- [x] buy milk")  # re-read
     expect(second).to_have_attribute("data-status", "discarded")
     expect(second.get_by_test_id("proposal-apply")).to_be_hidden()
+
+
+def test_after_apply_undo_and_a_reload_the_card_says_the_note_no_longer_holds_it(
+    alice: Page, server: Server
+):
+    """Issue 34: Apply, Ctrl+Z, reload: the card no longer says "Applied in the editor" as if
+    the note held the edit; it says what the saved note holds now."""
+    path = "prop-undone.md"
+    frame, card = propose(alice, server, path)
+    pid = card.get_attribute("data-proposal-id")
+    card.get_by_test_id("proposal-apply").click()
+    expect(card).to_have_attribute("data-status", "applied")
+    eventually_saved(alice, server, path, NOTE.replace("- [ ] buy milk", "- [x] buy milk"))
+    frame.locator(".cm-content").click()
+    alice.keyboard.press("Control+z")
+    assert editor_text(frame) == NOTE
+    eventually_saved(alice, server, path, NOTE)
+    alice.reload()
+    wait_ready(alice)
+    again = frames(alice, "assistant").first.locator(f'[data-proposal-id="{pid}"]')
+    expect(again).to_have_attribute("data-status", "applied")
+    expect(again).to_have_attribute("data-holds", "false")
+    note = again.locator(".proposal-note")
+    expect(note).to_contain_text("the note no longer holds this edit")
+    expect(note).not_to_have_text("Applied in the editor.")

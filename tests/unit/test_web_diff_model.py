@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from app.chat.diff_model import GAP, diff_sides
+from app.chat.diff_model import CHANGED, GAP, HOLDS, UNDONE, diff_sides, holds, line_numbers
 
 
 def unified(old: str, new: str, n: int = 3) -> str:
@@ -39,3 +39,41 @@ def test_hunks_are_separated_by_an_unchanged_gap_line() -> None:
 
 def test_no_hunks_no_text() -> None:
     assert diff_sides("") == ("", "")
+
+
+def test_line_numbers_are_the_notes_own_across_hunks() -> None:
+    old = "".join(f"line {i}\n" for i in range(1, 21))
+    new = old.replace("line 3\n", "line three\n").replace("line 18\n", "line eighteen\n")
+    diff = unified(old, new, n=1)
+    _, shown = diff_sides(diff)
+    labels = line_numbers(diff)
+    assert len(labels) == shown.count("\n")
+    # hunk 1 shows lines 2-4, a gap line, hunk 2 shows lines 17-19
+    assert labels == ["2", "3", "4", "", "17", "18", "19"]
+    assert shown.split("\n")[labels.index("18")] == "line eighteen"
+
+
+def test_line_numbers_count_added_lines_and_not_removed_ones() -> None:
+    old = "".join(f"l{i}\n" for i in range(1, 9))
+    new = old.replace("l5\n", "").replace("l6\n", "l6\nadded\n")
+    diff = unified(old, new, n=1)
+    _, shown = diff_sides(diff)
+    numbered = dict(zip(line_numbers(diff), shown.split("\n"), strict=False))
+    assert numbered == {"4": "l4", "5": "l6", "6": "added", "7": "l7"}
+
+
+def test_holds_tells_applied_from_undone_from_changed() -> None:
+    note = "# Errands\n\n- [ ] buy milk\n- [ ] call the bank\n"
+    applied = note.replace("[ ] buy", "[x] buy")
+    diff = unified(note, applied)
+    assert holds(diff, applied) == HOLDS
+    assert holds(diff, note) == UNDONE  # Ctrl+Z took it back
+    assert holds(diff, "# Errands\n\n- [ ] buy oat milk\n") == CHANGED
+
+
+def test_holds_an_appended_line_only_while_it_is_there() -> None:
+    note = "# Trip\n- [ ] passport\n"
+    appended = note + "- [ ] tickets\n"
+    diff = unified(note, appended)
+    assert holds(diff, appended) == HOLDS
+    assert holds(diff, note) == UNDONE

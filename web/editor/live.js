@@ -29,15 +29,28 @@ export function swap(view, changes) {
   });
 }
 
+// The merge view marks folded unchanged lines with "⦚", which no font here has (an empty
+// box): "…" instead, which nearly every font has.
+const foldGlyph = EditorView.theme({
+  ".cm-collapsedLines": { "&:before": { content: '"…"' }, "&:after": { content: '"…"' } },
+});
+
 /** A read-only diff in `parent`: `original` struck out in red, `changed` in green, with the
- * changed words inside a line highlighted. Returns the view (destroy it with `destroy`). */
-export function diffView(parent, original, changed, label) {
+ * changed words inside a line highlighted. Returns the view (destroy it with `destroy`).
+ * `numbers` (optional, JSON list of strings): the label of each line of `changed` in the
+ * gutter (a proposal's hunks show the note's own line numbers); else 1, 2, 3… */
+export function diffView(parent, original, changed, label, numbers) {
+  const labels = numbers ? JSON.parse(numbers) : null;
+  const gutter = labels
+    ? lineNumbers({ formatNumber: (n) => (n <= labels.length ? labels[n - 1] : "") })
+    : lineNumbers();
   return new EditorView({
     parent,
     state: EditorState.create({
       doc: changed,
       extensions: [
-        lineNumbers(),
+        gutter,
+        foldGlyph,
         EditorView.lineWrapping,
         EditorView.editable.of(false),
         EditorState.readOnly.of(true),

@@ -19,10 +19,10 @@ from pyscript.js_modules import editor
 
 from ambient.edits import EditError, changed_message, cm_changes
 from ambient.markdown import to_cm
-from app.api_model import ApiError, describe
+from app.api_model import ApiError, describe, doc_url
 from app.chat.chat_model import conversation_url
-from app.chat.diff_model import diff_sides
-from app.dom import guard, h
+from app.chat.diff_model import HOLDS, UNDONE, diff_sides, holds, line_numbers
+from app.dom import guard, h, spawn
 
 PENDING, APPLIED, DISCARDED = "pending", "applied", "discarded"
 OUTCOME = {APPLIED: "Applied.", DISCARDED: "Discarded."}
@@ -116,7 +116,9 @@ class ProposalCard:
         if old == new:
             self.diff.textContent = "(The edits change nothing.)"
             return
-        self._diff_view = editor.diffView(self.diff, old, new, f"Proposed changes to {self.path}")
+        self._diff_view = editor.diffView(
+            self.diff, old, new, f"Proposed changes to {self.path}", json.dumps(line_numbers(diff))
+        )
 
     # -- focus -----------------------------------------------------------------------------
 
@@ -163,6 +165,32 @@ class ProposalCard:
         via = data.get("appliedVia")
         where = {"editor": " in the editor", "server": ""}.get(via or "", "")
         self.show(status, f"Applied{where}." if status == APPLIED else "")
+        if status == APPLIED and self._diff_text:
+            spawn(self._say_what_the_note_holds(f"Applied{where}"))
+
+    async def _say_what_the_note_holds(self, applied: str) -> None:
+        """An applied proposal read back (a reload, a resumed chat): the note may no longer hold
+        it (Ctrl+Z, later typing), so the card says what the saved note holds now."""
+        ws = self.workspace_id or self.ctx.workspace_id
+        try:
+            text = (await self.ctx.api.ok("GET", doc_url(ws, self.path))).text
+        except Exception:  # noqa: BLE001 - unreadable (deleted, offline): the outcome stands
+            return
+        if self.el.dataset.status != APPLIED or self._diff_text is None:
+            return
+        held = holds(self._diff_text, text)
+        self.el.dataset.holds = "true" if held == HOLDS else "false"
+        if held == HOLDS:
+            self.note.textContent = f"{applied}; the note holds it."
+        elif held == UNDONE:
+            self.note.textContent = (
+                f"{applied}, then undone: the note no longer holds this edit "
+                "(it is back as it was before)."
+            )
+        elif held != HOLDS:
+            self.note.textContent = (
+                f"{applied}; the note has changed since and no longer holds this edit as proposed."
+            )
 
     # -- actions ---------------------------------------------------------------------------
 
