@@ -270,3 +270,16 @@ def test_the_conversations_toggle_hides_and_shows_the_list_and_a_reload_keeps_it
     assistant(page).get_by_test_id("conversation-toggle").click()
     expect(assistant(page).get_by_test_id("conversation-list")).to_be_visible()
     expect(assistant(page).get_by_test_id("conversation-item").first).to_be_visible()
+
+
+def test_the_delete_question_names_the_conversation(small: Page, server: Server):
+    page = small
+    conversation = send(page, "a conversation with a name to ask about").body["conversationId"]
+    row = assistant(page).locator(f'li.conversation[data-conversation-id="{conversation}"]')
+    title = row.locator(".conversation-title").inner_text()
+    assert title
+    row.get_by_test_id("conversation-delete").click()
+    question = row.get_by_test_id("conversation-delete-question")
+    expect(question).to_have_text(f"Delete “{title}”?")
+    row.get_by_test_id("conversation-delete-cancel").click()
+    expect(question).to_have_count(0)

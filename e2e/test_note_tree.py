@@ -80,7 +80,10 @@ def test_arrow_keys_move_in_the_tree_and_keys_reach_every_row_action(
     alice = sign_in(page, fresh_server)  # the demo notes only: type-ahead meets known names
     tree = alice.locator(".sidebar [role=tree]")
     first_note = alice.locator(".sidebar [data-testid=note-link]").first
-    expect(first_note).to_be_focused()  # after sign-in the keyboard starts in the list
+    # After sign-in the keyboard starts at the top of the page, the skip link its first Tab
+    # (issue 34, e2e/test_keyboard.py); the list is entered as any Tab stop is.
+    first_note.focus()
+    expect(first_note).to_be_focused()
     folder = alice.locator("[data-testid=note-folder][data-folder='projects/']")
     folder.focus()
     expect(folder).to_have_attribute("aria-expanded", "true")

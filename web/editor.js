@@ -3,7 +3,7 @@
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, tooltips } from "@codemirror/view";
 import { basicSetup } from "codemirror";
-import { markdown } from "@codemirror/lang-markdown";
+import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
 import { publishPause } from "./editor/publish.js";
 import { noteHighlighting } from "./editor/highlight.js";
 import { loaded } from "./editor/marks.js"; // changes made by the app, not typed: not counted
@@ -21,7 +21,7 @@ export function create(parent, text, label, onDirty) {
       doc: text,
       extensions: [
         basicSetup,
-        markdown(),
+        markdown({ base: markdownLanguage }), // GFM: "- [x]" is a task marker, not a link
         noteHighlighting, // headings bold, not underlined like links
         EditorView.lineWrapping,
         publishPause, // publishing to outside agents: one Python call per pause

@@ -11,6 +11,7 @@ from backend.assistant.messages import say
 
 SUMMARY_TASKS = 8  # open tasks a summary names before "… and N more"
 _CJK_END = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]$")
+_CJK_START = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 def help_text(lang: Lang) -> str:
@@ -70,13 +71,17 @@ def partial_note(result: dict, lang: Lang) -> str:
 def _join(sentences: list[str]) -> str:
     """Sentences run on, each joined as its own script wants it: after a Japanese sentence
     nothing ("。" ends it) or "、", after an English one a space or "; " (list items have
-    no closing punctuation). So English sentences keep their space in a Japanese summary."""
+    no closing punctuation). An English sentence after a Japanese one starts after "。" and a
+    space, never glued to it ("」、The"). So English keeps its space in a Japanese summary."""
     out = ""
     for sentence in sentences:
         if out:
             ended = out[-1] in ".!?:。！？：…"
             if _CJK_END.search(out):
-                out += "" if ended else "、"
+                if _CJK_START.match(sentence):
+                    out += "" if ended else "、"
+                else:
+                    out += " " if ended else "。 "
             else:
                 out += " " if ended else "; "
         out += sentence

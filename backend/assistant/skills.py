@@ -17,6 +17,7 @@ SENTENCES_PER_SECTION = 2  # at least; a note with few sections gets more per se
 SENTENCE_BUDGET = 8  # about how many sentences a summary carries in all
 MAX_SENTENCES_PER_SECTION = 5
 MAX_SENTENCE_CHARS = 220
+SHORT_LIST = 3  # a list this short is kept whole in a summary
 
 _STOP_WORDS = """a an and are as at be been but by can could did do does for from had has have he
 her his i if in into is it its just me my no not of on or our so than that the their them then
@@ -78,18 +79,35 @@ def _split_sentences(block: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(block) if s and s.strip()]
 
 
-def _sections(text: str) -> list[tuple[str | None, int, list[str]]]:
-    """Split the note into (heading, level, sentences), reading blocks as CommonMark does."""
-    found: list[tuple[str | None, int, list[str]]] = [(None, 0, [])]
+def _sections(text: str) -> list[tuple[str | None, int, list[str], set[int]]]:
+    """Split the note into (heading, level, sentences, leads), reading blocks as CommonMark
+    does. The leads are the sentences a summary always keeps: the section's first one and the
+    first item of each list (a short first bullet must not lose to its longer neighbours)."""
+    found: list[tuple[str | None, int, list[str], set[int]]] = [(None, 0, [], set())]
+    run: list[int] = []  # the indexes of the list being read
     for block in md.blocks(text):
+        sentences, leads = found[-1][2], found[-1][3]
+        if block.kind != "item" or not block.text:
+            _lead_list(run, leads)
+            run = []
         if block.kind == "heading":
-            found.append((plain(block.text), block.level, []))
+            found.append((plain(block.text), block.level, [], set()))
         elif block.kind == "item" and block.text:
-            found[-1][2].append(plain(block.text))
+            run.append(len(sentences))
+            sentences.append(plain(block.text))
         elif block.kind == "paragraph":
-            found[-1][2].extend(_split_sentences(plain(block.text)))
+            sentences.extend(_split_sentences(plain(block.text)))
         # tasks are reported by todo_report instead
+    _lead_list(run, found[-1][3])
+    for _, _, sentences, leads in found:
+        if sentences:
+            leads.add(0)
     return [s for s in found if s[0] is not None or s[2]]
+
+
+def _lead_list(run: list[int], leads: set[int]) -> None:
+    """A list's first item always leads; a short list (SHORT_LIST items or fewer) all of it."""
+    leads.update(run if len(run) <= SHORT_LIST else run[:1])
 
 
 def _clip(sentence: str) -> str:
@@ -107,16 +125,16 @@ def summarize(text: str) -> Summary:
     sentences in their original order. Ties go to the earlier sentence.
     """
     sections = _sections(text)
-    freq = Counter(t for _, _, sents in sections for s in sents for t in set(_terms(s)))
+    freq = Counter(t for _, _, sents, _ in sections for s in sents for t in set(_terms(s)))
     title = None
     if sections and sections[0][0] is not None and sections[0][1] == 1:
         title = sections[0][0]
     chosen: list[Section] = []
-    with_text = sum(1 for _, _, sents in sections if sents) or 1
+    with_text = sum(1 for _, _, sents, _ in sections if sents) or 1
     per_section = max(
         SENTENCES_PER_SECTION, min(MAX_SENTENCES_PER_SECTION, SENTENCE_BUDGET // with_text)
     )
-    for heading, level, sentences in sections:
+    for heading, level, sentences, leads in sections:
         if heading is not None and heading == title and not sentences and len(sections) > 1:
             continue
         scored = []
@@ -125,9 +143,9 @@ def summarize(text: str) -> Summary:
             score = sum(freq[t] for t in set(terms)) / math.sqrt(len(terms) + 1)
             if index == 0:
                 score *= 1.25
-            scored.append((-score, index, sentence))
-        best = sorted(scored)[:per_section]
-        picked = [_clip(s) for _, _, s in sorted(best, key=lambda item: item[1])]
+            scored.append((index not in leads, -score, index, sentence))
+        best = sorted(scored)[: max(per_section, len(leads))]
+        picked = [_clip(s) for _, _, _, s in sorted(best, key=lambda item: item[2])]
         chosen.append(Section(heading=heading, level=level, sentences=picked))
     if len(chosen) > MAX_SECTIONS:
         # Keep the top levels first so a long note still shows its overall structure.

@@ -76,3 +76,28 @@ def test_an_already_done_task_found_by_other_words_is_named():
         "todo.md", "book the offsite", done.outcome, done.candidates, True, "en"
     )
     assert reply == "The task “Book the team offsite venue” in todo.md is already done."
+
+
+def test_summarising_the_welcome_note_keeps_its_first_bullet_and_a_space_before_english():
+    # Issue 34: "Summarise this" (the list's first, shortest item) was dropped, and the
+    # Japanese item ran into the next English sentence ("」、The").
+    for lang in ("en", "ja"):
+        reply = replies.summary("welcome.md", seed.WELCOME, lang)
+        assert '"Summarise this"' in reply, reply
+        assert "「このノートを要約して」" in reply
+        assert "」、The" not in reply and "」The" not in reply
+        assert "「このノートを要約して」。 The assistant reads" in reply
+
+
+def test_a_long_list_keeps_its_first_item_however_short():
+    items = ["Go", *[f"Confirm the dinner reservation with guest number {n}" for n in range(9)]]
+    note = "# Plan\n\n" + "".join(f"- {item}\n" for item in items)
+    reply = replies.summary("plan.md", note, "en")
+    assert "— Go; Confirm" in reply, reply
+
+
+def test_japanese_then_english_is_separated_english_then_japanese_too():
+    assert replies._join(["これは日本語", "Then English"]) == "これは日本語。 Then English"
+    assert replies._join(["これは日本語。", "Then English"]) == "これは日本語。 Then English"
+    assert replies._join(["English first", "日本語"]) == "English first; 日本語"
+    assert replies._join(["一つ目", "二つ目"]) == "一つ目、二つ目"

@@ -388,7 +388,12 @@ class Shell:
         self.preferred = None
         ctx.workspace_id = last if last in ids else ids[0]
         self.select.value = ctx.workspace_id
-        self.notes.focus_after_load = True  # after sign-in the keyboard starts in the list
+        # After sign-in the keyboard starts at the top of the page: the first Tab reaches the
+        # skip link (issue 34: it used to start in the note list, and the skip link was behind
+        # it). The app's root takes the focus, not drawn, as no Tab stop of its own.
+        self.root.setAttribute("tabindex", "-1")
+        self.root.style.outline = "none"
+        self.root.focus()
         ctx.workspace_changed()
         # The frames this workspace had open before a reload, else one Assistant frame.
         if not await self.layouts.restore(ctx.workspace_id):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import uuid
 
-from js import AbortController, localStorage
+from js import AbortController, MutationObserver, Object, localStorage
+from pyodide.ffi import create_proxy, to_js
 
 from app.api_model import ApiError, OfflineError
 from app.chat.chat_model import (
@@ -18,6 +19,7 @@ from app.chat.chat_model import (
 )
 from app.chat.conversation_list import ConversationList
 from app.chat.conversation_model import SUGGESTIONS, line_of
+from app.chat.log_model import move, tab_stop
 from app.chat.proposal_card import ProposalCard, is_proposal
 from app.chat.reply_model import render as render_reply
 from app.chat.stream_model import STREAM_TYPE, TurnStream
@@ -25,6 +27,9 @@ from app.dom import Listeners, h, spawn
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
 PLACEHOLDER = "Ask about this note… (Enter to send, Shift+Enter for a new line)"
+# Keyboard stops inside the log besides the messages; the log keeps them all out of the Tab
+# order (one Tab stop, log_model) and ↓ ↑ reach them.
+INNER_STOPS = "a[href], button, summary, input, select, textarea, [tabindex]"
 
 
 class _LocalStorage:
@@ -92,7 +97,16 @@ class ChatView:
             self.chip_label,
             self.toggle,
         )
-        self.log = h("ol", {"class": "chat", "aria-label": "Conversation", "aria-live": "polite"})
+        self.log = h(
+            "ol",
+            {
+                "class": "chat",
+                "aria-label": "Conversation (arrow keys move between messages and links)",
+                "aria-live": "polite",
+                "data-testid": "assistant-log",
+            },
+        )
+        self._focused_message: int | None = None  # the message that holds the log's Tab stop
         self.input = h(
             "textarea",
             {
@@ -187,11 +201,22 @@ class ChatView:
         self.listeners.on(self.new_chat, "click", lambda event: self.start_new_chat())
         self.listeners.on(self.stop_button, "click", lambda event: self.stop())
         self.listeners.on(self.log, "click", self._log_click)
+        self.listeners.on(self.log, "keydown", self._log_key)
+        self.listeners.on(self.log, "focusin", self._log_focusin)
+        # Whatever adds to the log (a message, a streamed reply, a card settling later), the
+        # new links and buttons leave the Tab order at once.
+        self._observer_proxy = create_proxy(lambda *_args: self._rove())
+        self._observer = MutationObserver.new(self._observer_proxy)
+        self._observer.observe(
+            self.log, to_js({"childList": True, "subtree": True}, dict_converter=Object.fromEntries)
+        )
         self.listeners.on(self.suggestions, "click", self._suggestion_click)
         self.listeners.on(form, "submit", lambda event: self.send(), prevent=True)
         self.listeners.on(self.input, "keydown", self._keydown)
 
     def destroy(self) -> None:
+        self._observer.disconnect()
+        self._observer_proxy.destroy()
         self._unsubscribe()
         self._unwatch()
         self._unwindow()
@@ -264,6 +289,7 @@ class ChatView:
         self.status.textContent = text
 
     def _clear(self, restoring: bool = False) -> None:
+        self._focused_message = None  # another conversation: its newest message is the stop
         self.log.replaceChildren()
         self._restoring = restoring
         self._sync_empty()
@@ -391,7 +417,56 @@ class ChatView:
         path = str(link.getAttribute("data-path"))
         spawn(self.ctx.open_note(path, line=line, go_to_open=True))
 
-    # -- send --------------------------------------------------------------------------
+    # -- the log's keyboard: one Tab stop, arrows inside (log_model) ---------------------
+    def _messages(self) -> list:
+        return [el for el in self.log.children if el.matches("li.message")]
+
+    def _stops(self) -> list:
+        """The log's keyboard stops in reading order: each message, then what is inside it."""
+        stops = []
+        for message in self._messages():
+            stops.append(message)
+            stops.extend(
+                el
+                for el in message.querySelectorAll(INNER_STOPS)
+                if not el.matches(":disabled, [hidden], [contenteditable=true]")
+                and el.checkVisibility()
+            )
+        return stops
+
+    def _rove(self) -> None:
+        messages = self._messages()
+        stop = tab_stop(len(messages), self._focused_message)
+        for index, message in enumerate(messages):
+            message.setAttribute("tabindex", "0" if index == stop else "-1")
+            for el in message.querySelectorAll(INNER_STOPS):
+                if not el.closest("[contenteditable=true]") and el.getAttribute("tabindex") != "-1":
+                    el.setAttribute("tabindex", "-1")
+
+    def _log_focusin(self, event) -> None:
+        message = event.target.closest("li.message")
+        if not message:  # JS null need not arrive as None
+            return
+        messages = self._messages()
+        index = next((i for i, el in enumerate(messages) if el == message), None)
+        if index is not None and index != self._focused_message:
+            self._focused_message = index
+            self._rove()
+
+    def _log_key(self, event) -> None:
+        target = event.target
+        if event.altKey or event.ctrlKey or event.metaKey or event.shiftKey:
+            return
+        if target.matches("input, textarea, select") or target.isContentEditable:
+            return  # the keys are the field's own (a card's editor, a form)
+        stops = self._stops()
+        current = next((i for i, el in enumerate(stops) if el == target), -1)
+        index = move(len(stops), current, str(event.key))
+        if index is None:
+            return
+        event.preventDefault()
+        stops[index].focus()
+
     def _keydown(self, event) -> None:
         # Enter sends, Shift+Enter is a new line; Enter that ends an IME composition (Japanese
         # input) only confirms the text.

@@ -230,7 +230,10 @@ class ConversationList:
             self._focus(move.focus)
 
     def _confirm(self, row) -> None:
-        """Deleting cannot be undone: the row asks first (Escape or Cancel keeps it)."""
+        """Deleting cannot be undone: the row asks first (Escape or Cancel keeps it), naming
+        the conversation, as the question takes the row's place."""
+        shown = row.querySelector(".conversation-title")
+        title = str(shown.textContent) if shown else ""
         for button in row.querySelectorAll("button"):
             button.hidden = True
         cancel = h(
@@ -241,7 +244,14 @@ class ConversationList:
             h(
                 "span",
                 {"class": "confirm", "role": "group"},
-                h("span", {"text": "Delete this conversation?"}),
+                h(
+                    "span",
+                    {
+                        "class": "confirm-question",
+                        "data-testid": "conversation-delete-question",
+                        "text": f"Delete “{title}”?" if title else "Delete this conversation?",
+                    },
+                ),
                 h(
                     "button",
                     {
