@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from e2e.ambient_helpers import editor_text, open_note, put_note, reload_list, saved_text
 from e2e.conftest import Server, new_context, sign_in
 from e2e.live_helpers import back_online, type_offline, wait_editor, wait_saved
+from e2e.test_accessibility import audit
 from e2e.test_mcp import mcp_call, open_panel
 
 NOTE = "# Trip\n\nLeave on Friday.\n\n## Packing\n- [ ] passport\n"
@@ -316,6 +317,7 @@ def test_two_proposals_are_readable_whole_with_the_notes_line_numbers(
                 in_view_and_uncovered(part)
         # The frames keep room below the panel: the note's editor is still on screen.
         expect(page.locator(".cm-content[contenteditable='true']").first).to_be_in_viewport()
+    audit(page, "two agents' proposals")  # their diffs scroll: each is a keyboard stop
 
     proposed = LONG.replace("Line 3 of", "Line three of").replace("Line 17 of", "Line seventeen of")
     note_lines = proposed.split("\n")

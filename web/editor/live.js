@@ -54,7 +54,9 @@ export function diffView(parent, original, changed, label, numbers) {
         EditorView.lineWrapping,
         EditorView.editable.of(false),
         EditorState.readOnly.of(true),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // Focusable although read-only: a diff taller than its box scrolls, and a keyboard
+        // user must reach it to scroll it (axe: scrollable-region-focusable).
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         unifiedMergeView({
           original,
           highlightChanges: true,
