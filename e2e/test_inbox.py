@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import send
 from e2e.conftest import Server, sign_in
+from e2e.test_mcp import mcp_call
 from support.servers import REPO as ROOT
 
 FRAMES = "[data-testid=frame]"
@@ -129,17 +130,40 @@ def test_todo_tick_changes_the_saved_note(alice: Page, server: Server) -> None:
 
 
 def test_screenshot_of_the_app(page: Page, fresh_server: Server) -> None:
-    """docs/screenshot.png at 1440×900: two notes in one row with the assistant and a short
-    chat, on untouched demo data."""
+    """docs/screenshot.png at 1440×900, on demo data: an agent's proposal in its panel, the
+    roadmap with its History open on the demo's version (diff and Restore in view) beside
+    todo.md's list, and the assistant with a short chat."""
     page.set_viewport_size({"width": 1440, "height": 900})
     alice = sign_in(page, fresh_server)
+    roadmap = saved_text(alice, fresh_server, "projects/roadmap.md")
+    put_note(alice, fresh_server, "projects/roadmap.md", roadmap + "- Ship the beta\n")
     link(alice, "note-link", "projects/roadmap.md").click()
     link(alice, "note-open-frame", "todo.md").click()
-    inbox(alice, "projects/roadmap.md").locator("[data-view=mindmap]").click()
     inbox(alice, "todo.md").locator("[data-view=todo]").click()
     expect(alice.locator(f"{FRAMES}")).to_have_count(3)
     expect(inbox(alice, "todo.md").locator(".todo-item").first).to_be_visible()
     send(alice, "summarise this note")
+
+    made = alice.request.post(
+        f"{fresh_server.url}/api/tokens",
+        data={"name": "Claude Code", "expiresInDays": 1, "scope": "propose"},
+    )
+    assert made.status == 201, made.text()
+    mcp_call(
+        fresh_server.url,
+        made.json()["token"],
+        "propose_edit",
+        workspaceId="personal",
+        path="todo.md",
+        edits=[{"append": "- [ ] Book the hotel in Kyoto\n"}],
+    )
+    expect(alice.get_by_test_id("agent-proposal").first).to_be_visible(timeout=15_000)
+
+    frame = inbox(alice, "projects/roadmap.md")
+    frame.get_by_test_id("history-open").click()
+    frame.get_by_test_id("history-item").last.click()  # the demo's version, against the screen
+    expect(frame.get_by_test_id("history-restore")).to_be_in_viewport()
+    expect(frame.locator(".history-diff .cm-line").first).to_be_in_viewport()
     boxes = alice.locator(FRAMES).evaluate_all(
         "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
     )
