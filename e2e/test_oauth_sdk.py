@@ -27,9 +27,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 from playwright.sync_api import Page, Route, expect
 from sqlalchemy import create_engine, update
@@ -39,6 +37,7 @@ from backend.models.oauth import OAuthAccessToken
 from e2e.conftest import wait_ready
 from support.servers import Server
 from tests.integration.mcp_ts_oauth import TS_REDIRECT, TsOAuthClient, calls
+from tests.mcp_client import Memory
 
 PY_REDIRECT = "http://127.0.0.1:33422/callback"
 READING = {"get_active_note", "list_documents", "read_document", "search_notes", "changes_since"}
@@ -95,26 +94,6 @@ def revoke_in_agents_dialog(page: Page, server: Server, client_name: str) -> Non
     expect(row.get_by_test_id("token-scope-shown")).to_have_text("read")
     row.get_by_test_id("token-revoke").click()
     expect(row).to_have_count(0)
-
-
-class Memory:
-    """The SDK's TokenStorage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 class PythonAgent:

@@ -61,10 +61,10 @@ def test_links_resolve_after_every_reload_even_when_the_list_comes_late(
         expect(frame.locator(".preview a")).to_have_count(2)
 
 
-def test_a_missing_link_offers_to_create_its_note(alice: Page, server: Server) -> None:
-    tag = uuid.uuid4().hex[:6]
-    path = f"missing-{tag}/source.md"
-    put_note(alice, server, path, f"# source\n\nsee [[idea-{tag}]]\n")
+def click_missing_link(alice: Page, server: Server, path: str, text: str):
+    """Open `path` (saved as `text`, one missing link in it) in Preview and click that link;
+    (the Inbox frame, the link)."""
+    put_note(alice, server, path, text)
     alice.reload()
     wait_ready(alice)
     alice.locator(f"[data-testid=note-link][data-path='{path}']").click()
@@ -72,7 +72,14 @@ def test_a_missing_link_offers_to_create_its_note(alice: Page, server: Server) -
     frame.locator("[data-testid=view-button][data-view=preview]").click()
     link = frame.locator(".preview a[data-missing=true]")
     expect(link).to_have_count(1)
-    link.click()
+    link.click()  # scrolled into view first, as a person would
+    return frame, link
+
+
+def test_a_missing_link_offers_to_create_its_note(alice: Page, server: Server) -> None:
+    tag = uuid.uuid4().hex[:6]
+    path = f"missing-{tag}/source.md"
+    frame, _ = click_missing_link(alice, server, path, f"# source\n\nsee [[idea-{tag}]]\n")
     status = frame.get_by_test_id("save-status")
     expect(status).to_contain_text(f"idea-{tag}.md does not exist")
     create = frame.get_by_test_id("missing-create")
@@ -98,16 +105,9 @@ def test_the_offer_to_create_stands_beside_a_missing_link_far_down_the_note(
     """Clicking a missing link at the bottom of a long note: the offer is next to that link, in
     sight, with the keyboard on it (it once appeared at the frame's top, out of sight)."""
     tag = uuid.uuid4().hex[:6]
-    path = f"long-{tag}.md"
     filler = "".join(f"line {n} of a long note\n\n" for n in range(80))
-    put_note(alice, server, path, f"# long\n\n{filler}see [[packing-{tag}]]\n")
-    alice.reload()
-    wait_ready(alice)
-    alice.locator(f"[data-testid=note-link][data-path='{path}']").click()
-    frame = alice.locator(f"{FRAMES}[data-frame-kind=inbox]")
-    frame.locator("[data-testid=view-button][data-view=preview]").click()
-    link = frame.locator(".preview a[data-missing=true]")
-    link.click()  # scrolled into view first, as a person would
+    text = f"# long\n\n{filler}see [[packing-{tag}]]\n"
+    frame, link = click_missing_link(alice, server, f"long-{tag}.md", text)
     create = frame.get_by_test_id("missing-create")
     expect(create).to_have_text(f"Create packing-{tag}.md")
     expect(create).to_be_focused()

@@ -28,9 +28,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 from mcp_ts_oauth import TsOAuthClient, calls
 from oauth_helpers import query_of
@@ -39,29 +37,9 @@ from sqlalchemy import select, update
 from backend.db import utcnow
 from backend.models.oauth import OAuthAccessToken, OAuthGrant, OAuthRefreshToken
 from support.servers import InThreadServer
-from tests.mcp_client import SDK_TIMEOUT
+from tests.mcp_client import SDK_TIMEOUT, Memory
 
 REDIRECT = "http://127.0.0.1:33419/callback"
-
-
-class Memory:
-    """The SDK's TokenStorage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 class Person:
