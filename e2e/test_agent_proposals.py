@@ -317,7 +317,8 @@ def test_two_proposals_are_readable_whole_with_the_notes_line_numbers(
                 in_view_and_uncovered(part)
         # The frames keep room below the panel: the note's editor is still on screen.
         expect(page.locator(".cm-content[contenteditable='true']").first).to_be_in_viewport()
-    audit(page, "two agents' proposals")  # their diffs scroll: each is a keyboard stop
+    # The diffs and the long note scroll: each scroller must hold a keyboard stop.
+    audit(page, "two agents' proposals")
 
     proposed = LONG.replace("Line 3 of", "Line three of").replace("Line 17 of", "Line seventeen of")
     note_lines = proposed.split("\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from backend.seed import WELCOME
 from e2e.ambient_helpers import frames, open_note, put_note, reload_list, send
 from e2e.conftest import Server
 
@@ -58,3 +59,18 @@ def test_a_japanese_summary_keeps_english_sentences_apart(alice: Page, server: S
     open_note(alice, "mixed.md")
     reply = _reply(alice, "このノートを要約して")
     assert "world.This" not in reply
+
+
+def test_summarise_this_keeps_the_first_bullet_and_a_space_before_english(
+    alice: Page, server: Server
+):
+    """Issue 34, replayed on the demo's welcome note: its list's first, shortest item was
+    dropped, and the Japanese item ran into the next English sentence ("」、The")."""
+    put_note(alice, server.url, "personal", "welcome-again.md", WELCOME)
+    reload_list(alice)
+    open_note(alice, "welcome-again.md")
+    for message in ("summarise this", "このノートを要約して"):
+        reply = _reply(alice, message)
+        assert '"Summarise this"' in reply, reply
+        assert "「このノートを要約して」。 The assistant reads" in reply, reply
+        assert "」、The" not in reply

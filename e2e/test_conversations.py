@@ -87,7 +87,10 @@ def test_an_old_conversation_resumes_with_its_proposals_outcomes_and_a_reload_ke
     cards = assistant(page).get_by_test_id("proposal")
     expect(cards).to_have_count(2)
     expect(cards.first).to_have_attribute("data-status", "applied")
-    expect(cards.first.locator(".proposal-note")).to_have_text("Applied in the editor.")
+    # An applied card reads the saved note and says what it holds now (issue 34).
+    expect(cards.first.locator(".proposal-note")).to_have_text(
+        "Applied in the editor; the note holds it."
+    )
     expect(cards.last).to_have_attribute("data-status", "discarded")
     expect(cards.first.get_by_test_id("proposal-apply")).to_be_hidden()
     expect(cards.last.locator(".proposal-diff .cm-changedText").first).to_be_visible()

@@ -26,7 +26,10 @@ export function create(parent, text, label, onDirty) {
         EditorView.lineWrapping,
         publishPause, // publishing to outside agents: one Python call per pause
         proposalHistory, // tells a proposal's card when Ctrl+Z undoes it (or redo redoes it)
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        // tabindex: a Tab stop already (contenteditable), but axe counts only tabindex and
+        // native controls as focusable, and a long note's scroller is a scrollable region
+        // that must hold one (scrollable-region-focusable, serious).
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         // The editor is laid out in isolation (CSS `contain` on .editor-host > .cm-editor):
         // tooltips (autocomplete, the inline panel) go in the host so none is clipped by it.
         tooltips({ parent: parent }),

@@ -44,7 +44,7 @@ export function diffView(parent, original, changed, label, numbers) {
   const gutter = labels
     ? lineNumbers({ formatNumber: (n) => (n <= labels.length ? labels[n - 1] : "") })
     : lineNumbers();
-  return new EditorView({
+  const view = new EditorView({
     parent,
     state: EditorState.create({
       doc: changed,
@@ -54,9 +54,7 @@ export function diffView(parent, original, changed, label, numbers) {
         EditorView.lineWrapping,
         EditorView.editable.of(false),
         EditorState.readOnly.of(true),
-        // Focusable although read-only: a diff taller than its box scrolls, and a keyboard
-        // user must reach it to scroll it (axe: scrollable-region-focusable).
-        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
+        EditorView.contentAttributes.of({ "aria-label": label }),
         unifiedMergeView({
           original,
           highlightChanges: true,
@@ -68,4 +66,8 @@ export function diffView(parent, original, changed, label, numbers) {
       ],
     }),
   });
+  // A diff taller than its box scrolls: its scroller is a Tab stop so a keyboard user can
+  // scroll it (axe: scrollable-region-focusable; read-only content is no focus target).
+  view.scrollDOM.tabIndex = 0;
+  return view;
 }
