@@ -77,7 +77,8 @@ def test_assistant_and_files_frames_keep_the_choice(alice: Page):
     first = open_note(alice, "welcome.md", new_frame=True)
     first.locator(".cm-content").click()
     alice.locator('[data-testid="open-frame"][data-kind="files"]').click()
-    frames(alice, "files").first.click()
+    # On its title: the frame's middle may be a note's row, which would open that note.
+    frames(alice, "files").first.locator(".frame-title").click()
     frames(alice, "assistant").first.get_by_test_id("assistant-input").click()
     expect(chip(alice)).to_have_attribute("data-path", "welcome.md")
     assert send(alice, "summarise this").pointer_json["path"] == "welcome.md"
