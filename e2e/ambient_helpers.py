@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import struct
+import zlib
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -105,3 +107,20 @@ def send(page: Page, message: str, *, assistant: Locator | None = None) -> Turn:
 def digest(text: str) -> tuple[int, str]:
     data = text.encode("utf-8")
     return len(data), hashlib.sha256(data).hexdigest()[:16]
+
+
+def png(width: int, height: int) -> bytes:
+    """A valid RGB PNG of one colour, built with the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x20\x80\xff" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )

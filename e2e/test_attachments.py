@@ -4,14 +4,12 @@ a placeholder naming its host and no request leaves for it."""
 
 from __future__ import annotations
 
-import struct
 import time
-import zlib
 from urllib.parse import quote
 
 from playwright.sync_api import Page, expect
 
-from e2e.ambient_helpers import editor_text, open_note, put_note, reload_list, saved_text
+from e2e.ambient_helpers import editor_text, open_note, png, put_note, reload_list, saved_text
 
 NOTE = "attach-e2e/pics.md"
 START = "# Pics\n\n![far](https://images.example.org/x.png)\n\n![[logo.png]]\n\n"
@@ -32,23 +30,6 @@ PASTE = """async (selector) => {
     new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true })
   );
 }"""
-
-
-def png(width: int, height: int) -> bytes:
-    """A valid RGB PNG of one colour, built with the standard library."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    rows = b"".join(b"\x00" + b"\x20\x80\xff" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
 
 
 def wait_until(check, seconds: float = 15.0):

@@ -6,6 +6,7 @@ import uuid
 
 from playwright.sync_api import Page, Route, expect
 
+from e2e.ambient_helpers import png
 from e2e.conftest import Server, put_note, wait_ready
 
 FRAMES = "[data-testid=frame]"
@@ -118,3 +119,40 @@ def test_the_offer_to_create_stands_beside_a_missing_link_far_down_the_note(
     alice.keyboard.press("Enter")
     expect(frame).to_have_attribute("data-path", f"packing-{tag}.md")
     expect(frame.locator(".cm-content")).to_be_focused()
+
+
+def test_the_offer_stays_when_the_pictures_arrive_after_the_click(
+    alice: Page, server: Server
+) -> None:
+    """A note with a workspace picture is drawn again once the attachment list arrives; a
+    missing link clicked before that keeps its offer, with the keyboard on it (the redraw once
+    dropped the offer: CI's load made the list arrive after the click)."""
+    tag = uuid.uuid4().hex[:6]
+    picture = alice.request.post(
+        f"{server.url}/api/workspaces/personal/attachments",
+        multipart={
+            "file": {"name": "dot.png", "mimeType": "image/png", "buffer": png(4, 3)},
+            "path": f"offer-{tag}/pics/dot-{tag}.png",
+        },
+    )
+    assert picture.status == 201, picture.text()
+    held: list[Route] = []
+    alice.route("**/api/workspaces/personal/attachments", holder(held))
+    path = f"offer-{tag}/note.md"
+    frame, link = click_missing_link(
+        alice, server, path, f"# offer\n\n![[dot-{tag}.png]]\n\nsee [[gone-{tag}]]\n"
+    )
+    create = frame.get_by_test_id("missing-create")
+    expect(create).to_be_focused()
+    found = f"offer-{tag}/pics/dot-{tag}.png"  # an embed by name is found once the list is known
+    image = frame.locator(f'.preview [data-testid=preview-image][data-path="{found}"]')
+    expect(image).to_have_count(0)  # the list is still held
+    assert held, "the attachment list was never asked for"
+    for route in held:
+        route.continue_()
+    alice.unroute("**/api/workspaces/personal/attachments")
+    expect(image).to_have_count(1)
+    expect(create).to_have_text(f"Create gone-{tag}.md")
+    expect(create).to_be_focused()
+    near, far = link.bounding_box(), create.bounding_box()
+    assert near and far and abs(far["y"] - near["y"]) < 2 * near["height"] + 8, (near, far)

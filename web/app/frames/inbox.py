@@ -299,7 +299,12 @@ class InboxFrame(Frame):
             offer = self.render_host.querySelector(".missing-offer button")
             had_focus = bool(offer) and offer.isSameNode(document.activeElement)
             draw_preview(
-                self.render_host, text, self.path, self.ctx.known_paths, ws=self.session.ws
+                self.render_host,
+                text,
+                self.path,
+                self.ctx.known_paths,
+                ws=self.session.ws,
+                redrawn=self._offer_kept,
             )
             if self._offering[1]:
                 self._offer_again(had_focus)
@@ -500,6 +505,12 @@ class InboxFrame(Frame):
         links = self.render_host.querySelectorAll('a[data-missing="true"]')
         link = next((a for a in links if a.getAttribute("data-path") == path), None)
         self._place_offer(link, focus=had_focus)
+
+    def _offer_kept(self, had_focus: bool) -> None:
+        """The Preview's pictures arrived and its article was drawn anew: an offer made in the
+        meantime goes back beside its link, with the keyboard if it had it."""
+        if self._offering[1]:
+            self._offer_again(had_focus)
 
     async def _create_missing(self, path: str) -> None:
         self._offering = ("", "")

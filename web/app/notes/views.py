@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from js import document
+
 from ambient.markdown import OutlineNode, outline, todos
 from app.dom import h, spawn
 from app.live.access_model import READONLY_WORDS
 
 
-def draw_preview(host, text: str, note_path: str = "", paths=(), ws: str = "") -> None:
+def draw_preview(
+    host, text: str, note_path: str = "", paths=(), ws: str = "", redrawn=None
+) -> None:
     """markdown-it output only: raw HTML is escaped and unsafe URLs dropped before insertion.
 
     Links to notes carry the path they open (`data-path`) or are marked missing; a
     backlinks list follows, filled in by `draw_backlinks` once it is known. Pictures of the
-    workspace `ws` come from its attachments (listed again each time: redrawn when new).
+    workspace `ws` come from its attachments (listed again each time: redrawn when the
+    pictures change what is drawn, then `redrawn(held)` is called so the caller can put back
+    what it added to the article, `held` telling if the keyboard was in it).
     """
     from app.notes import attach
     from app.notes.attach_model import image_resolver
@@ -27,14 +33,21 @@ def draw_preview(host, text: str, note_path: str = "", paths=(), ws: str = "") -
 
     article = h("article", {"class": "preview"})
     shown = attach.known(ws)
-    article.innerHTML = html(shown)
+    first = html(shown)
+    article.innerHTML = first
     host.replaceChildren(article)
     if ws:  # list the attachments again (another window may have added some): redraw if new
 
         async def again() -> None:
             listed = await attach.listed(ws)
-            if article.isConnected and listed != shown:
-                article.innerHTML = html(listed)
+            if not article.isConnected or listed == shown:
+                return
+            drawn = html(listed)
+            if drawn != first:  # a note without pictures is left alone (a click may be on it)
+                held = article.contains(document.activeElement)
+                article.innerHTML = drawn
+                if redrawn:
+                    redrawn(held)
 
         spawn(again())
     host.append(
