@@ -51,6 +51,17 @@ def test_sign_out_ends_the_session(alice: Page, server: Server) -> None:
     expect(alice.get_by_test_id("login-username")).to_be_visible()
 
 
+def test_leaving_the_page_as_sign_out_is_sent_still_signs_out(alice: Page, server: Server) -> None:
+    """A person who presses Sign out and at once goes elsewhere is signed out all the same:
+    the request outlives the page (it was once aborted by the navigation)."""
+    with alice.expect_request(lambda r: r.method == "DELETE" and r.url.endswith("/api/session")):
+        alice.get_by_test_id("sign-out").click()
+    alice.goto(server.url + "/")  # at once, as a person clicking a bookmark would
+    wait_ready(alice)
+    expect(alice.get_by_test_id("login-username")).to_be_visible()
+    assert alice.request.get(f"{server.url}/api/session").status == 401
+
+
 def test_workspace_switch_shows_that_workspaces_notes(alice: Page, server: Server) -> None:
     alice.get_by_test_id("note-link").and_(alice.locator("[data-path='todo.md']")).click()
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_attribute(

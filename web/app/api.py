@@ -71,10 +71,13 @@ class Api:
         headers: dict | None = None,
         timeout: float = TIMEOUT,
         signal=None,
+        keepalive: bool = False,
     ) -> Reply:
         if method == "GET" and (early := await _prefetched(url)) is not None:
             return early
         options: dict = {"method": method, "credentials": "same-origin", "cache": "no-store"}
+        if keepalive:
+            options["keepalive"] = True  # finishes even if the page is left meanwhile
         sent = dict(headers or {})
         if data is not None:
             body = json.dumps(data)
@@ -162,7 +165,7 @@ class Api:
         return reply.json() or {}
 
     async def sign_out(self) -> None:
-        await self.call("DELETE", "/api/session")
+        await self.call("DELETE", "/api/session", keepalive=True)
 
     async def workspaces(self) -> list[dict]:
         return (await self.ok("GET", "/api/workspaces")).json()
