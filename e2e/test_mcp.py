@@ -90,15 +90,21 @@ def mcp_status(base: str, token: str) -> int:
     return statuses[0]
 
 
-def active(base: str, token: str, until, what: str) -> dict:
-    """Poll get_active_note until `until(result)`; the page publishes asynchronously."""
+def poll(read, until, what: str):
+    """`read()` again until `until(value)`, for at most POLL_SECONDS: the page publishes
+    asynchronously."""
     deadline = time.monotonic() + POLL_SECONDS
     while True:
-        result = mcp_call(base, token, "get_active_note")
-        if until(result):
-            return result
-        assert time.monotonic() < deadline, f"the agent never saw {what}: {result}"
-        time.sleep(0.2)
+        value = read()
+        if until(value):
+            return value
+        assert time.monotonic() < deadline, f"the agent never saw {what}: {value}"
+        time.sleep(0.1)
+
+
+def active(base: str, token: str, until, what: str) -> dict:
+    """Poll get_active_note until `until(result)`."""
+    return poll(lambda: mcp_call(base, token, "get_active_note"), until, what)
 
 
 def api_token(page: Page, server: Server) -> str:
@@ -161,12 +167,13 @@ def test_sharing_on_the_agent_follows_clicks_typing_and_views(alice: Page, mcp_s
     frame.locator(".cm-content").click()
     alice.keyboard.press("Control+End")
     alice.keyboard.type(" typed for the agent", delay=20)
-    typed_at = time.monotonic()
     live = editor_text(frame)
-    while not any(p["sha256"] == sha16(live) for p in publications(mcp_server)):
-        assert time.monotonic() - typed_at < POLL_SECONDS, publications(mcp_server)
-        time.sleep(0.05)
-    published = next(p for p in publications(mcp_server) if p["sha256"] == sha16(live))
+    shown = poll(
+        lambda: publications(mcp_server),
+        lambda ps: any(p["sha256"] == sha16(live) for p in ps),
+        "the typed text's digest",
+    )
+    published = next(p for p in shown if p["sha256"] == sha16(live))
     assert published["bytes"] == len(live.encode())
     end = len(live)
     assert published["selection"] == {"anchor": end, "head": end}
