@@ -99,6 +99,23 @@ def test_theme_and_font_size_apply_at_once_last_and_reach_pop_outs(
     saved(alice, fresh_server, {"theme": "light", "fontSize": 13})
 
 
+def test_the_devices_dark_scheme_until_a_theme_is_chosen(page: Page, fresh_server: Server) -> None:
+    """ "System" follows the device (dark here), editor included; "light" overrides it."""
+    page.emulate_media(color_scheme="dark")
+    alice = sign_in(page, fresh_server)
+    put_note(alice, fresh_server, "night.md", "# Night\n\nsome text\n")
+    alice.reload()
+    wait_ready(alice)
+    open_note(alice, "night.md")
+    expect_look(alice, page_bg=DARK_BG, gutter=DARK_GUTTER, font="15px")
+    alice.get_by_test_id("settings-open").click()
+    alice.get_by_test_id("settings-theme").select_option("light")
+    expect_look(alice, page_bg=LIGHT_BG, gutter=LIGHT_GUTTER, font="15px")
+    alice.get_by_test_id("settings-theme").select_option("system")
+    expect_look(alice, page_bg=DARK_BG, gutter=DARK_GUTTER, font="15px")
+    alice.get_by_test_id("settings-close").click()
+
+
 def test_the_account_copy_follows_the_user_to_another_browser(
     page: Page, fresh_server: Server
 ) -> None:
