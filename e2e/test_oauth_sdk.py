@@ -14,7 +14,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -22,9 +21,7 @@ import anyio
 import anyio.to_thread
 import httpx2
 import pytest
-from mcp import ClientSession
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientMetadata,
@@ -37,7 +34,7 @@ from backend.models.oauth import OAuthAccessToken
 from e2e.conftest import wait_ready
 from support.servers import Server
 from tests.integration.mcp_ts_oauth import TS_REDIRECT, TsOAuthClient, calls
-from tests.mcp_client import Memory
+from tests.mcp_client import Memory, oauth_session_calls
 
 PY_REDIRECT = "http://127.0.0.1:33422/callback"
 READING = {"get_active_note", "list_documents", "read_document", "search_notes", "changes_since"}
@@ -138,27 +135,7 @@ class PythonAgent:
         )
 
     async def _session(self, calls: list[tuple[str, dict]]) -> list[Any]:
-        async def record(response: httpx2.Response) -> None:
-            self.statuses.append(response.status_code)
-
-        http = httpx2.AsyncClient(auth=self.auth, timeout=30, event_hooks={"response": [record]})
-        async with AsyncExitStack() as stack:
-            await stack.enter_async_context(http)
-            read, write = (
-                await stack.enter_async_context(
-                    streamable_http_client(self.base + "/mcp", http_client=http)
-                )
-            )[:2]
-            s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
-            await s.initialize()
-            results: list[Any] = []
-            for name, arguments in calls:
-                if name == "__list__":
-                    results.append({t.name for t in (await s.list_tools()).tools})
-                else:
-                    result = await s.call_tool(name, arguments)
-                    results.append((result.is_error, result.structured_content))
-            return results
+        return await oauth_session_calls(self.base, self.auth, calls, self.statuses)
 
     def run(self, *calls: tuple[str, dict]) -> list[Any]:
         """The calls in one session; a consent asked for meanwhile is given here."""

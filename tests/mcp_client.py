@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
 
 import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 # What the SDK's own client factory sets: 30 s, reads 300 s (a response stream may stay open).
@@ -19,6 +23,34 @@ def agent_http(headers: dict[str, str], on_response: Hook | None = None) -> http
     """An AsyncClient for `streamable_http_client(..., http_client=...)`."""
     hooks = {"response": [on_response]} if on_response else {}
     return httpx2.AsyncClient(headers=headers, timeout=SDK_TIMEOUT, event_hooks=hooks)
+
+
+async def oauth_session_calls(
+    base: str, auth: httpx2.Auth, calls: list[tuple[str, dict]], statuses: list[int]
+) -> list[Any]:
+    """`calls` in one MCP session at `base`/mcp under the SDK's OAuth `auth`: each a tool's
+    (is_error, structured content), or for the name `__list__` the tool names; every HTTP
+    status the client met goes to `statuses`."""
+
+    async def record(response: httpx2.Response) -> None:
+        statuses.append(response.status_code)
+
+    http = httpx2.AsyncClient(auth=auth, timeout=SDK_TIMEOUT, event_hooks={"response": [record]})
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(http)
+        read, write = (
+            await stack.enter_async_context(streamable_http_client(base + "/mcp", http_client=http))
+        )[:2]
+        s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
+        await s.initialize()
+        results: list[Any] = []
+        for name, arguments in calls:
+            if name == "__list__":
+                results.append({t.name for t in (await s.list_tools()).tools})
+            else:
+                result = await s.call_tool(name, arguments)
+                results.append((result.is_error, result.structured_content))
+        return results
 
 
 class Memory:

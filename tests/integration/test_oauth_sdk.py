@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,9 +22,7 @@ import httpx2
 import pytest
 from conftest import PASSWORDS
 from fastapi import FastAPI
-from mcp import ClientSession
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientMetadata,
@@ -37,7 +34,7 @@ from sqlalchemy import select, update
 from backend.db import utcnow
 from backend.models.oauth import OAuthAccessToken, OAuthGrant, OAuthRefreshToken
 from support.servers import InThreadServer
-from tests.mcp_client import SDK_TIMEOUT, Memory
+from tests.mcp_client import SDK_TIMEOUT, Memory, oauth_session_calls
 
 REDIRECT = "http://127.0.0.1:33419/callback"
 
@@ -110,28 +107,8 @@ class Agent:
         )
 
     async def _session(self, calls: list[tuple[str, dict]]) -> list[Any]:
-        async def record(response: httpx2.Response) -> None:
-            self.statuses.append(response.status_code)
-
-        http = httpx2.AsyncClient(
-            auth=self.auth, timeout=SDK_TIMEOUT, event_hooks={"response": [record]}
-        )
-        async with AsyncExitStack() as stack:
-            await stack.enter_async_context(http)
-            read, write = (
-                await stack.enter_async_context(
-                    streamable_http_client(self.base + "/mcp", http_client=http)
-                )
-            )[:2]
-            s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
-            await s.initialize()
-            results: list[Any] = []
-            for name, arguments in calls:
-                if name == "__list__":
-                    results.append({t.name for t in (await s.list_tools()).tools})
-                else:
-                    results.append((await s.call_tool(name, arguments)).structured_content)
-            return results
+        done = await oauth_session_calls(self.base, self.auth, calls, self.statuses)
+        return [r if isinstance(r, set) else r[1] for r in done]  # structured content only
 
     def run(self, *calls: tuple[str, dict]) -> list[Any]:
         return anyio.run(self._session, list(calls))
