@@ -59,10 +59,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def build_engine(url: str) -> Engine:
-    """Create the engine for `url`; for SQLite, create the folder and set pragmas per connection."""
+def build_engine(url: str, **pool: Any) -> Engine:
+    """Create the engine for `url`; for SQLite, create the folder and set pragmas per connection.
+
+    `pool`: the connection pool's options (`pool_size`, `max_overflow`, `pool_timeout`);
+    SQLAlchemy's defaults (5, 10, 30 s) otherwise.
+    """
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = dict(pool)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):

@@ -9,9 +9,13 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("ambient.errors")
+
+BUSY = "The server is busy right now; please try again in a moment."
+BUSY_RETRY_S = 2
 
 
 class DomainError(Exception):
@@ -198,6 +202,15 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else "The request failed."
         return JSONResponse(
             {"detail": detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None)
+        )
+
+    @app.exception_handler(PoolTimeout)
+    async def _busy(request: Request, exc: PoolTimeout) -> JSONResponse:
+        # Every database connection stayed busy for the pool's whole wait: overload, not a
+        # fault of the request, so say so and when to come back rather than a 500.
+        log.warning("database_busy", extra={"fields": {"route": request.url.path}})
+        return JSONResponse(
+            {"detail": BUSY}, status_code=503, headers={"Retry-After": str(BUSY_RETRY_S)}
         )
 
     @app.exception_handler(Exception)

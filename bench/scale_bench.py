@@ -237,6 +237,7 @@ class Swarm:
         self.arrived: list[tuple[tuple[str, str, int], float]] = []  # on others' streams
         self.lag: list[tuple[float, float]] = []  # (when, ms late) of the client's loop
         self.reconnects: list[float] = []  # a stream ended (dropped, or its bounded life)
+        self.stream_problems: list[str] = []  # why streams failed, for a failed run's message
         self.clients: dict[int, httpx.AsyncClient] = {}
         self.tasks: dict[int, list[asyncio.Task]] = {}
         self.connected: dict[int, asyncio.Event] = {}
@@ -343,7 +344,8 @@ class Swarm:
             try:
                 async with client.stream("GET", url, timeout=httpx.Timeout(30, read=None)) as r:
                     if r.status_code != 200:
-                        raise RuntimeError(f"event stream: {r.status_code}")
+                        await r.aread()
+                        raise RuntimeError(f"event stream: {r.status_code} {r.text[:200]}")
                     kind = None
                     async for line in r.aiter_lines():
                         if line.startswith(":"):
@@ -359,8 +361,9 @@ class Swarm:
                         elif not line:
                             kind = None
                 self.reconnects.append(time.perf_counter())
-            except (httpx.HTTPError, RuntimeError):  # counted; the user reconnects
+            except (httpx.HTTPError, RuntimeError) as exc:  # counted; the user reconnects
                 self.errors["other"].append(time.perf_counter())
+                self.stream_problems.append(repr(exc)[:300])
                 await asyncio.sleep(0.5)
 
     async def typing(self, user: SimUser) -> None:
@@ -402,7 +405,14 @@ class Swarm:
         deadline = time.monotonic() + 120
         for user in people:
             event = self.connected.setdefault(user.index, asyncio.Event())
-            await asyncio.wait_for(event.wait(), max(1.0, deadline - time.monotonic()))
+            try:
+                await asyncio.wait_for(event.wait(), max(1.0, deadline - time.monotonic()))
+            except TimeoutError:
+                opened = sum(self.connected[u.index].is_set() for u in people)
+                raise RuntimeError(
+                    f"{opened} of {len(people)} event streams opened in 120 s; "
+                    f"{len(self.errors['other'])} stream errors: {self.stream_problems[-3:]}"
+                ) from None
 
     def start_activity(self, people: list[SimUser]) -> None:
         for user in people:

@@ -85,6 +85,12 @@ def _sign_in(
     user, role = sessions_service.member_for_token(
         db, token=token, now=utcnow(), secret=secret, workspace_id=workspace_id
     )
+    # End the check's read now, in this worker thread: its open transaction would hold a
+    # pooled connection while the route waits for a worker thread of its own, and with every
+    # worker waiting for a connection that wait never ends (requests then failed after the
+    # pool's 30 s under load). Nothing is pending, and loaded objects stay loaded.
+    if db.in_transaction():
+        db.commit()
     if user is not None:
         request.state.user_id = user.id  # for the request log line
         # The sign-in this request runs under: key sessions opened now are tied to it.

@@ -59,10 +59,10 @@ async def stream_events(
     db: SessionDep,
     last_event_id: LastEventId = None,
 ) -> EventSourceResponse:
-    # The request's session would otherwise keep its pooled connection for the stream's whole
-    # life (it is closed after the response): give it back now, the checks are done. The
-    # checks' reads left a transaction open, so closing rolls back over the network: in a
-    # worker thread, as get_db does, never on the event loop.
+    # The request's session is closed only after the response: close it now, the checks are
+    # done. They end their own read (deps._sign_in); should a transaction still be open,
+    # closing rolls back over the network: in a worker thread, as get_db does, never on the
+    # event loop.
     if db.in_transaction():
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(db.close, limiter=anyio.CapacityLimiter(1))
