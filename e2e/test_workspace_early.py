@@ -115,3 +115,37 @@ def test_with_no_note_remembered_only_the_list_shows_and_a_phone_sees_it(
     expect(page.get_by_test_id("workspace-select")).to_be_attached()
     expect(page.get_by_test_id("early-note-list")).to_have_count(0)
     context.close()
+
+
+def test_the_last_used_workspace_shows_early_and_its_list_is_fetched_once(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    page.get_by_test_id("workspace-select").select_option("team")
+    paths = documents_of(page, server, "team")
+    open_note(page, paths[0])  # the page remembers the Team workspace and this note
+    held = Held(page, context.new_cdp_session(page))
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            asked.append(request.url.split("/api/workspaces/")[1])
+            if request.url.endswith("/documents")
+            else None
+        ),
+    )
+    page.reload(wait_until="commit")
+
+    expect(page.get_by_test_id("early-note-list").get_by_role("button")).to_have_text(paths)
+    expect(page.get_by_text("Workspace: Team")).to_be_visible()
+    expect(page.get_by_test_id("early-note").get_by_role("heading")).to_have_text(paths[0])
+    held.not_ready()
+
+    held.release()
+    wait_ready(page)
+    expect(page.get_by_test_id("workspace-select")).to_have_value("team")
+    expect(inbox(page, paths[0])).to_have_count(1)
+    expect(page.get_by_test_id("early-note-list")).to_have_count(0)
+    assert asked == ["team/documents"], asked  # the app took the early answer
+    context.close()
