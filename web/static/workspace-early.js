@@ -95,7 +95,9 @@ class EarlyView {
     );
     this.list.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-path]");
-      if (button) this.show(button.dataset.path);
+      if (!button) return;
+      this.show(button.dataset.path);
+      this.note.scrollIntoView({ block: "nearest" }); // a phone shows the note above the list
     });
   }
 
