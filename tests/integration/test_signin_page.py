@@ -47,6 +47,8 @@ def test_with_a_session_cookie_the_form_is_not_in_the_page(page_app) -> None:
     assert page.status_code == 200
     assert "early-signin" not in page.text and "login-username" not in page.text
     assert 'id="app"' in page.text and "/static/main.py" in page.text  # the app still boots
+    # the note list and last note before Python (web/static/workspace-early.js)
+    assert '<script type="module" src="/static/workspace-early.js">' in page.text
     assert "Cookie" in page.headers["vary"]
 
 

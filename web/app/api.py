@@ -58,6 +58,18 @@ def _forget_prefetched() -> None:
         cache.clear()
 
 
+def keep_prefetched_documents(url: str) -> None:
+    """The app opens the workspace listed at `url`: a note list web/static/workspace-early.js
+    fetched for another one is dropped (taken later, it would be a stale answer)."""
+    cache = getattr(window, "anaPrefetch", None)
+    if not cache:
+        return
+    for key in list(cache.keys()):
+        name = str(key)
+        if name.startswith("/api/workspaces/") and name.endswith("/documents") and name != url:
+            cache.delete(name)
+
+
 class Api:
     """The page's one fetch helper; every request is same-origin with the session cookie."""
 

@@ -8,7 +8,8 @@ from pyodide.ffi import create_proxy
 from ambient.contract import ASSISTANT, INBOX
 from app.agents.agent_proposals import AgentProposals
 from app.agents.sharing import panel_button
-from app.api_model import ApiError, describe
+from app.api import keep_prefetched_documents
+from app.api_model import ApiError, describe, workspace_url
 from app.dom import Listeners, guard, h, spawn
 from app.frames.frameset import KINDS, Frameset
 from app.frames.layout_store import LayoutStore
@@ -387,6 +388,7 @@ class Shell:
         last = self.preferred if self.preferred in ids else self.layouts.last_workspace()
         self.preferred = None
         ctx.workspace_id = last if last in ids else ids[0]
+        keep_prefetched_documents(f"{workspace_url(ctx.workspace_id)}/documents")
         self.select.value = ctx.workspace_id
         # After sign-in the keyboard starts at the top of the page: the first Tab reaches the
         # skip link (issue 34: it used to start in the note list, and the skip link was behind

@@ -1,0 +1,151 @@
+"""A returning, signed-in person sees the note list and reads the last note before Python is
+ready (issue 35; web/static/workspace-early.js). Python is held back by holding the
+interpreter's WebAssembly (e2e/test_signin_early.py's `Held`) until the test has looked."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page, Request, expect
+
+from e2e.ambient_helpers import inbox, open_note
+from e2e.conftest import Server, new_context, put_note, sign_in, wait_ready
+from e2e.test_accessibility import audit
+from e2e.test_signin_early import Held
+
+NOTE = "early/plan.md"
+# Markup in a note is text: it must show as typed, never be parsed.
+TEXT = '# Plan\n\n<b>not bold</b> & <img src="x" alt="">\n\n  indented line\n'
+OTHER = "early/other.md"
+STARTING = "Starting the editor and the assistant…"
+
+
+def documents_of(page: Page, server: Server, ws: str) -> list[str]:
+    response = page.request.get(f"{server.url}/api/workspaces/{ws}/documents")
+    assert response.ok
+    return sorted(doc["path"] for doc in response.json())
+
+
+def test_a_signed_in_reload_shows_the_notes_and_the_last_note_before_python(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    put_note(page, server, NOTE, TEXT)
+    put_note(page, server, OTHER, "The other note.\n")
+    page.reload()
+    wait_ready(page)
+    open_note(page, NOTE)  # the page remembers it for the next visit
+    paths = documents_of(page, server, "personal")
+
+    held = Held(page, context.new_cdp_session(page))
+    asked: list[str] = []
+
+    def on_request(request: Request) -> None:
+        if request.url.endswith("/api/workspaces/personal/documents"):
+            asked.append(request.url)
+
+    page.on("request", on_request)
+    page.reload(wait_until="commit")
+
+    early = page.get_by_test_id("early-note-list")
+    expect(early.get_by_role("button", name=NOTE, exact=True)).to_be_visible()
+    expect(early.get_by_role("button")).to_have_text(paths)
+    expect(early.get_by_role("button", name=NOTE, exact=True)).to_have_attribute(
+        "aria-current", "page"
+    )
+    note = page.get_by_test_id("early-note")
+    expect(note).to_contain_text(STARTING)
+    expect(note.get_by_role("heading", name=NOTE)).to_be_visible()
+    text = note.locator("pre")
+    expect(text).to_be_visible()
+    page.wait_for_function(  # as typed, markup and spaces kept as text
+        "text => document.querySelector('[data-testid=early-note] pre').textContent === text",
+        arg=TEXT,
+    )
+    expect(note.locator("b, img")).to_have_count(0)
+    expect(page.get_by_test_id("note-link")).to_have_count(0)
+    held.not_ready()
+    assert audit(page, "the note list and the last note before Python") == []
+
+    # Another note of the early list shows the same way, still before Python.
+    early.locator(f'[data-testid="early-note-open"][data-path="{OTHER}"]').click()
+    expect(note.locator("pre")).to_have_text("The other note.")
+    expect(note.get_by_role("heading", name=OTHER)).to_be_visible()
+    expect(early.get_by_role("button", name=OTHER, exact=True)).to_have_attribute(
+        "aria-current", "page"
+    )
+    held.not_ready()
+
+    held.release()
+    wait_ready(page)
+    expect(page.get_by_test_id("early-note-list")).to_have_count(0)
+    expect(page.get_by_test_id("early-note")).to_have_count(0)
+    expect(page.locator(f'[data-testid="note-link"][data-path="{NOTE}"]')).to_be_visible()
+    expect(inbox(page, NOTE)).to_have_count(1)  # the app opens the remembered note
+    expect(page.locator("#early-notes-title")).to_have_count(0)
+    # The app took the list the early view fetched rather than asking for it again.
+    assert len(asked) == 1, asked
+    context.close()
+
+
+def test_with_no_note_remembered_only_the_list_shows_and_a_phone_sees_it(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    page = context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    response = page.request.post(
+        server.url + "/api/session", data={"username": "alice", "password": "alice"}
+    )
+    assert response.ok
+    first = page.request.get(server.url + "/api/workspaces").json()[0]["id"]
+    paths = documents_of(page, server, first)
+    held = Held(page, context.new_cdp_session(page))
+    page.goto(server.url + "/", wait_until="commit")
+
+    early = page.get_by_test_id("early-note-list")
+    expect(early.get_by_role("button")).to_have_text(paths)
+    expect(early.get_by_role("button").first).to_be_in_viewport()
+    expect(page.get_by_test_id("early-note")).to_have_count(0)
+    expect(page.locator("#early-signin")).to_have_count(0)
+    held.not_ready()
+    assert audit(page, "the note list before Python on a phone") == []
+
+    held.release()
+    wait_ready(page)
+    expect(page.get_by_test_id("workspace-select")).to_be_attached()
+    expect(page.get_by_test_id("early-note-list")).to_have_count(0)
+    context.close()
+
+
+def test_the_last_used_workspace_shows_early_and_its_list_is_fetched_once(
+    browser: Browser, server: Server
+) -> None:
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    page.get_by_test_id("workspace-select").select_option("team")
+    paths = documents_of(page, server, "team")
+    open_note(page, paths[0])  # the page remembers the Team workspace and this note
+    held = Held(page, context.new_cdp_session(page))
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            asked.append(request.url.split("/api/workspaces/")[1])
+            if request.url.endswith("/documents")
+            else None
+        ),
+    )
+    page.reload(wait_until="commit")
+
+    expect(page.get_by_test_id("early-note-list").get_by_role("button")).to_have_text(paths)
+    expect(page.get_by_text("Workspace: Team")).to_be_visible()
+    expect(page.get_by_test_id("early-note").get_by_role("heading")).to_have_text(paths[0])
+    held.not_ready()
+
+    held.release()
+    wait_ready(page)
+    expect(page.get_by_test_id("workspace-select")).to_have_value("team")
+    expect(inbox(page, paths[0])).to_have_count(1)
+    expect(page.get_by_test_id("early-note-list")).to_have_count(0)
+    assert asked == ["team/documents"], asked  # the app took the early answer
+    context.close()

@@ -1,0 +1,187 @@
+// A returning, signed-in person sees the note list of the workspace the app will open, and
+// the note that was open last as read-only text, while Python loads (issue 35). Plain DOM,
+// no innerHTML: a note's text and a path are untrusted and only ever go in as text.
+// The view goes when the Python app draws itself (app/shell.py replaces everything in #app)
+// and, failing that, as soon as the ready flag is raised: the two never show together.
+const root = document.documentElement;
+const app = document.getElementById("app");
+const cache = window.anaPrefetch;
+// Taken now: the Python app takes each answer out of the map once it starts.
+const session = cache && cache.get("/api/session");
+const workspaces = cache && cache.get("/api/workspaces");
+
+const STARTING = "Starting the editor and the assistant…";
+
+const get = (url) =>
+  fetch(url, { credentials: "same-origin", cache: "no-store" })
+    .then(async (response) => ({ status: response.status, text: await response.text() }))
+    .catch(() => null);
+
+// Python's quote(…, safe=""): encodeURIComponent leaves !'()* as they are, quote does not.
+const quote = (text) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+// The URLs of app/api_model.py (workspace_url, doc_url), so Python can take the same answer.
+const workspaceUrl = (ws) => `/api/workspaces/${quote(ws)}`;
+const docUrl = (ws, path) => `${workspaceUrl(ws)}/documents/${path.split("/").map(quote).join("/")}`;
+
+function json(answer) {
+  if (!answer || answer.status !== 200) return null;
+  try {
+    return JSON.parse(answer.text);
+  } catch {
+    return null;
+  }
+}
+
+function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null; // storage switched off: nothing is remembered
+  }
+}
+
+// The note the saved layout of app/frames/frames_model.py had in front: the active frame if
+// it shows a note, else the first frame that does.
+function lastNote(user, ws) {
+  let layout;
+  try {
+    layout = JSON.parse(stored(`ana:frames:${user}:${ws}`) || "null");
+  } catch {
+    return "";
+  }
+  const frames = layout && Array.isArray(layout.frames) ? layout.frames : [];
+  const notes = frames.filter((f) => f && f.kind === "inbox" && typeof f.path === "string" && f.path);
+  const active = Number.isInteger(layout && layout.active) ? frames[layout.active] : null;
+  if (notes.includes(active)) return active.path;
+  return notes.length ? notes[0].path : "";
+}
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  node.append(...children); // strings become text nodes
+  return node;
+}
+
+class EarlyView {
+  constructor(ws, wsName) {
+    this.ws = ws;
+    this.list = el("ul", { class: "early-note-list", "data-testid": "early-note-list" });
+    this.status = el("p", { class: "list-status", role: "status" }, "Loading notes…");
+    this.note = el("section", { class: "early-note-pane", "aria-label": "Note" });
+    this.shown = ""; // the path whose text is asked for or on screen
+    this.el = el(
+      "div",
+      { class: "early-view" },
+      el(
+        "header",
+        { class: "topbar" },
+        el("h1", { class: "brand" }, "Ambient Notes"),
+        el("p", { class: "early-workspace" }, `Workspace: ${wsName}`),
+      ),
+      el(
+        "main",
+        { class: "layout early-layout" },
+        el(
+          "nav",
+          { class: "sidebar", "aria-labelledby": "early-notes-title" },
+          el("div", { class: "sidebar-head" }, el("h2", { id: "early-notes-title" }, "Notes")),
+          this.status,
+          this.list,
+        ),
+        this.note,
+      ),
+    );
+    this.list.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-path]");
+      if (!button) return;
+      this.show(button.dataset.path);
+      this.note.scrollIntoView({ block: "nearest" }); // a phone shows the note above the list
+    });
+  }
+
+  get alive() {
+    return this.el.isConnected && root.dataset.ready !== "true";
+  }
+
+  drawList(paths) {
+    this.status.textContent = paths.length ? "" : "No notes yet.";
+    const item = (path) =>
+      el(
+        "li",
+        {},
+        el("button", { type: "button", class: "early-open", "data-testid": "early-note-open", "data-path": path }, path),
+      );
+    this.list.replaceChildren(...paths.map(item));
+    this.mark();
+  }
+
+  mark() {
+    for (const button of this.list.querySelectorAll("button[data-path]")) {
+      if (button.dataset.path === this.shown) button.setAttribute("aria-current", "page");
+      else button.removeAttribute("aria-current");
+    }
+  }
+
+  // The note's text, read-only, with a line saying the editor is on its way.
+  async show(path) {
+    this.shown = path;
+    this.mark();
+    const text = el("pre", { class: "early-text" }, "Loading…");
+    this.note.replaceChildren(
+      el(
+        "article",
+        { class: "early-note", "data-testid": "early-note", "aria-labelledby": "early-note-title" },
+        el("h2", { id: "early-note-title" }, path),
+        el("p", { class: "hint", role: "status" }, STARTING),
+        text,
+      ),
+    );
+    const answer = await get(docUrl(this.ws, path));
+    if (this.shown !== path || !this.alive) return;
+    text.textContent = answer && answer.status === 200 ? answer.text : "This note could not be read yet.";
+  }
+}
+
+async function start() {
+  if (!app || !session || !workspaces) return;
+  // Pop-outs, invitation links and the signed-out page (its own early form) are Python's.
+  if (document.getElementById("early-signin")) return;
+  if (/(?:^|[?&])popout=/.test(location.search) || /(?:^|[#&])invite=/.test(location.hash)) return;
+  const user = json(await session);
+  if (!user || !user.username) return; // signed out: Python shows its sign-in form
+  const list = json(await workspaces);
+  if (!Array.isArray(list) || !list.length) return;
+  const ids = list.map((ws) => ws.id);
+  const last = stored(`ana:workspace:${user.username}`);
+  const ws = ids.includes(last) ? last : ids[0]; // as Shell.enter picks it
+  const url = `${workspaceUrl(ws)}/documents`;
+  const documents = get(url);
+  // The Python app lists the same workspace at start: it takes this answer instead of asking
+  // again (app/api.py `_prefetched`). Shell.enter drops it if it opens another workspace.
+  if (window.anaPrefetch && root.dataset.ready !== "true") window.anaPrefetch.set(url, documents);
+
+  const boot = app.querySelector(".boot-screen");
+  if (root.dataset.ready === "true" || !boot || !boot.isConnected) return; // Python has drawn
+  const view = new EarlyView(ws, list.find((w) => w.id === ws).name || ws);
+  app.insertBefore(view.el, boot);
+  new MutationObserver((changes, observer) => {
+    if (root.dataset.ready === "true") {
+      view.el.remove();
+      observer.disconnect();
+    }
+  }).observe(root, { attributes: true, attributeFilter: ["data-ready"] });
+
+  const path = lastNote(user.username, ws);
+  if (path) view.show(path);
+  const docs = json(await documents);
+  if (!view.alive) return;
+  if (!Array.isArray(docs)) {
+    view.status.textContent = "The notes could not be listed yet.";
+    return;
+  }
+  view.drawList(docs.map((doc) => String(doc.path)).sort());
+}
+
+start();
