@@ -204,13 +204,13 @@ def test_links_in_preview_open_notes_and_missing_ones_are_marked(
     tag = uuid.uuid4().hex[:6]
     folder = f"links-{tag}"
     put_note(alice, server, f"{folder}/sub/target.md", "# target\n")
-    put_note(alice, server, f"{folder}/other.md", "# other\n")
+    put_note(alice, server, f"{folder}/other-{tag}.md", "# other\n")
     source = fresh_note(
         alice,
         server,
         (
-            f"# source\n\n[sibling](target.md) · [from the root]({folder}/other.md) · "
-            f"[[other]] · [gone](gone.md) · [[nowhere-{tag}]]\n"
+            f"# source\n\n[sibling](target.md) · [from the root]({folder}/other-{tag}.md) · "
+            f"[[other-{tag}]] · [gone](gone.md) · [[nowhere-{tag}]]\n"
         ),
         folder=f"{folder}/sub",
     )
@@ -231,12 +231,14 @@ def test_links_in_preview_open_notes_and_missing_ones_are_marked(
     expect(backlink).to_have_attribute("data-path", source)
     backlink.click()
     expect(frame).to_have_attribute("data-path", source)
-    frame.locator(".preview").get_by_role("link", name="other", exact=True).click()  # [[other]]
-    expect(frame).to_have_attribute("data-path", f"{folder}/other.md")
+    frame.locator(".preview").get_by_role(
+        "link", name=f"other-{tag}", exact=True
+    ).click()  # [[other-…]]
+    expect(frame).to_have_attribute("data-path", f"{folder}/other-{tag}.md")
     frame.get_by_test_id("frame-back").click()
     expect(frame).to_have_attribute("data-path", source)
     frame.locator(".preview").get_by_role("link", name="from the root").click()
-    expect(frame).to_have_attribute("data-path", f"{folder}/other.md")
+    expect(frame).to_have_attribute("data-path", f"{folder}/other-{tag}.md")
     expect(frame.get_by_test_id("backlink")).to_have_attribute("data-path", source)
 
 

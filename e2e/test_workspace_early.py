@@ -11,10 +11,10 @@ from e2e.conftest import Server, new_context, put_note, sign_in, wait_ready
 from e2e.test_accessibility import audit
 from e2e.test_signin_early import Held
 
-NOTE = "early/plan.md"
+NOTE = "early/early-plan.md"
 # Markup in a note is text: it must show as typed, never be parsed.
 TEXT = '# Plan\n\n<b>not bold</b> & <img src="x" alt="">\n\n  indented line\n'
-OTHER = "early/other.md"
+OTHER = "early/early-other.md"
 STARTING = "Starting the editor and the assistant…"
 
 

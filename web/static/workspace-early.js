@@ -140,7 +140,11 @@ class EarlyView {
     );
     const answer = await get(docUrl(this.ws, path));
     if (this.shown !== path || !this.alive) return;
-    text.textContent = answer && answer.status === 200 ? answer.text : "This note could not be read yet.";
+    // A new element rather than new text in the old one: a browser times an element's
+    // largest paint at its first paint ("Loading…"), so the note would never count as the
+    // page's largest paint however large it is.
+    const read = answer && answer.status === 200 ? answer.text : "This note could not be read yet.";
+    text.replaceWith(el("pre", { class: "early-text" }, read));
   }
 }
 

@@ -103,6 +103,7 @@ class InboxFrame(Frame):
         self.session: NoteSession | None = None
         self._generation = 0
         self._offering = ("", "")  # (open note, missing note offered beside its link)
+        self._opening = ""  # a note being read for this frame (show): drawn once it is here
         self.history = History()
         self.back = h(
             "button",
@@ -202,6 +203,7 @@ class InboxFrame(Frame):
             self._generation += 1
             generation = self._generation
             self._drop_note()
+            self._opening = path or ""  # the note on its way, if any
             if path:
                 self.status.textContent = f"Opening {path}…"
                 self._refresh()
@@ -210,10 +212,12 @@ class InboxFrame(Frame):
                     text, revision = await self.ctx.api.read(ws, path)
                 except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
                     if generation == self._generation:
+                        self._opening = ""
                         self._refresh(problem=f"Could not open {path}: {describe(exc)}")
                     return
                 if generation != self._generation:
                     return  # another note was asked for meanwhile
+                self._opening = ""
                 self.path = path
                 if record:
                     self.history.visit(path)
@@ -268,6 +272,14 @@ class InboxFrame(Frame):
             button.setAttribute("aria-pressed", "true" if view == self.view else "false")
             button.disabled = not has_note
         self.empty.hidden = has_note
+        if not has_note and self._opening and not problem:
+            # A note is on its way ("Opening …" in the status line): no "No note open here"
+            # meanwhile. It was wrong, and as the largest text drawn it was what a browser
+            # timed as the page's largest paint.
+            self.empty.replaceChildren()
+            self.editor_host.hidden = True
+            self.render_host.hidden = True
+            return
         if not has_note:
             self.empty.replaceChildren(
                 h("p", {"role": "alert", "class": "problem", "text": problem}) if problem else "",
