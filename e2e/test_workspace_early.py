@@ -149,3 +149,49 @@ def test_the_last_used_workspace_shows_early_and_its_list_is_fetched_once(
     expect(page.get_by_test_id("early-note-list")).to_have_count(0)
     assert asked == ["team/documents"], asked  # the app took the early answer
     context.close()
+
+
+# Each largest-contentful-paint entry as it is reported: (tag.class, size).
+LARGEST = """() => {
+  window.anaLargest = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const el = entry.element;
+      window.anaLargest.push([el ? `${el.tagName}.${el.className}` : "", entry.size]);
+    }
+  }).observe({ type: "largest-contentful-paint", buffered: true });
+}"""
+
+
+# Three frames presented after the editor shows: its paints' entries have been reported.
+FRAMES_DRAWN = """() => new Promise((done) => {
+  let left = 3;
+  const next = () => (--left ? requestAnimationFrame(next) : setTimeout(done, 0));
+  requestAnimationFrame(next);
+})"""
+
+
+def test_the_note_shown_before_python_is_the_pages_largest_paint(
+    browser: Browser, server: Server
+) -> None:
+    """What Lighthouse times as the largest paint of a returning user's visit is the note read
+    before Python, not something Python draws later (it was 'No note open here', then an
+    editor line, which put the largest paint after the whole runtime had loaded)."""
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    put_note(page, server, NOTE, TEXT * 6)  # a note of a few screens' lines
+    page.reload()
+    wait_ready(page)
+    open_note(page, NOTE)
+    page.add_init_script(f"({LARGEST})()")
+    held = Held(page, context.new_cdp_session(page))
+    page.reload(wait_until="commit")
+    expect(page.get_by_test_id("early-note").locator("pre")).to_contain_text("indented line")
+    held.not_ready()
+    held.release()
+    wait_ready(page)
+    expect(inbox(page, NOTE).locator(".cm-content")).to_contain_text("indented line")
+    page.evaluate(FRAMES_DRAWN)  # the editor's paints are in, and so are their entries
+    largest = page.evaluate("window.anaLargest")
+    assert largest and largest[-1][0] == "PRE.early-text", largest
+    context.close()
