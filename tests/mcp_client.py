@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import httpx2
@@ -25,6 +25,21 @@ def agent_http(headers: dict[str, str], on_response: Hook | None = None) -> http
     return httpx2.AsyncClient(headers=headers, timeout=SDK_TIMEOUT, event_hooks=hooks)
 
 
+@asynccontextmanager
+async def mcp_session(base: str, http: httpx2.AsyncClient) -> AsyncIterator[ClientSession]:
+    """An initialised SDK session with the server at `base` (its /mcp), over `http`."""
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(http)
+        read, write = (
+            await stack.enter_async_context(streamable_http_client(base + "/mcp", http_client=http))
+        )[:2]
+        session = await stack.enter_async_context(
+            ClientSession(read, write, read_timeout_seconds=20)
+        )
+        await session.initialize()
+        yield session
+
+
 async def oauth_session_calls(
     base: str, auth: httpx2.Auth, calls: list[tuple[str, dict]], statuses: list[int]
 ) -> list[Any]:
@@ -36,21 +51,15 @@ async def oauth_session_calls(
         statuses.append(response.status_code)
 
     http = httpx2.AsyncClient(auth=auth, timeout=SDK_TIMEOUT, event_hooks={"response": [record]})
-    async with AsyncExitStack() as stack:
-        await stack.enter_async_context(http)
-        read, write = (
-            await stack.enter_async_context(streamable_http_client(base + "/mcp", http_client=http))
-        )[:2]
-        s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
-        await s.initialize()
-        results: list[Any] = []
+    results: list[Any] = []
+    async with mcp_session(base, http) as s:
         for name, arguments in calls:
             if name == "__list__":
                 results.append({t.name for t in (await s.list_tools()).tools})
             else:
                 result = await s.call_tool(name, arguments)
                 results.append((result.is_error, result.structured_content))
-        return results
+    return results
 
 
 class Memory:

@@ -8,7 +8,6 @@ publication's timestamp in the same database instead of waiting ten minutes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AsyncExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -19,8 +18,7 @@ import pytest
 from assistant_helpers import CAVEAT, pointer
 from conftest import PASSWORDS
 from fastapi import FastAPI
-from mcp import ClientSession, MCPError
-from mcp.client.streamable_http import streamable_http_client
+from mcp import MCPError
 from reliability_helpers import all_logs, server_lines
 from sqlalchemy import update
 
@@ -33,7 +31,7 @@ from backend.assistant.tools import (
 from backend.db import utcnow
 from backend.models.outside_agents import ActiveNotePublication, PersonalAccessToken
 from support.servers import InThreadServer
-from tests.mcp_client import agent_http
+from tests.mcp_client import agent_http, mcp_session
 
 TOOLS = {"get_active_note", "list_documents", "read_document", "search_notes", "changes_since"}
 NOTE = "# Plan\n\nShip the MCP bridge on Friday.\n日本語のメモ\n"
@@ -99,23 +97,14 @@ class Live:
         sent = dict(headers)
         if token is not None:
             sent["Authorization"] = f"Bearer {token}"
-        http = agent_http(sent, record)
-        async with AsyncExitStack() as stack:
-            await stack.enter_async_context(http)
-            read, write = (
-                await stack.enter_async_context(
-                    streamable_http_client(f"{self.base}/mcp", http_client=http)
-                )
-            )[:2]
-            s = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=20))
-            await s.initialize()
-            results: list[Any] = []
+        results: list[Any] = []
+        async with mcp_session(self.base, agent_http(sent, record)) as s:
             for name, arguments in calls:
                 if name == "__list__":
                     results.append({t.name: t for t in (await s.list_tools()).tools})
                 else:
                     results.append(await s.call_tool(name, arguments))
-            return results
+        return results
 
     def calls(self, token: str | None, *calls: tuple[str, dict], **headers: str) -> list[Any]:
         return anyio.run(self._session_calls, token, list(calls), headers)
