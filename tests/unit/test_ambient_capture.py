@@ -52,7 +52,9 @@ def test_slow_flush_is_bounded_and_reported_unflushed():
         return result, loop.time() - started
 
     result, took = run(timed())
-    assert took == 0.2  # the bound, not the 1 s flush: the virtual clock makes it exact
+    # Returned at the bound, before the 1 s flush ended (CPython's clock here is virtual;
+    # inside Pyodide it is the real one, so no exact figure).
+    assert 0.2 <= took < 1.0
     assert result.outcome == "sent" and result.pointer.flushed is False
 
 
