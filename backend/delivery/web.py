@@ -39,6 +39,12 @@ NAMING_FILES = {
 # index.html's plain sign-in form, sent only to a request without a session cookie: a person
 # signs in with it while Python loads (web/static/signin-early.js; SPEC §7's ids are on it).
 EARLY_SIGNIN = re.compile(r"[ \t]*<!-- early-signin:.*?<!-- /early-signin -->\n", re.DOTALL)
+# index.html's preloads of the runtime. A signed-in main window gets them inert, in a
+# <template>: its note list and last note (web/static/workspace-early.js) are asked for first
+# and start them once shown, so on a slow link the note is not queued behind 7 MB of runtime.
+RUNTIME_PRELOADS = re.compile(
+    r"([ \t]*)<!-- runtime-preloads:.*?-->\n(.*?)[ \t]*<!-- /runtime-preloads -->\n", re.DOTALL
+)
 
 # The memory snapshot every window boots from (web/static/pyodide-snapshot.mjs names it too).
 SNAPSHOT_URL = "/vendor/snapshot/pyodide.snapshot"
@@ -65,13 +71,16 @@ def mount_web(app: FastAPI, settings: object) -> None:
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     runtime = _runtime(web_dir)
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
-    signed_in_page = _without_early_signin(pages["/"])
+    popout_page = _signed_in_page(pages["/"], main_window=False)
+    signed_in_page = _signed_in_page(pages["/"], main_window=True)
 
     def page_file(request: Request) -> Response:
         body, etag, media_type = pages[request.url.path]
         headers = _page_headers() if request.url.path == "/" else {"Cache-Control": REVALIDATE}
         if request.url.path == "/" and request.cookies.get(SESSION_COOKIE):
-            body, etag, media_type = signed_in_page
+            # A pop-out finds the runtime in the HTTP cache: nothing to wait for.
+            popout = "popout" in request.query_params
+            body, etag, media_type = popout_page if popout else signed_in_page
         headers["ETag"] = etag
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers=headers)
@@ -120,14 +129,20 @@ def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
     return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"
 
 
-def _without_early_signin(page: tuple[bytes, str, str]) -> tuple[bytes, str, str]:
-    """The page for someone with a session cookie: no sign-in form flashes before the app."""
+def _signed_in_page(page: tuple[bytes, str, str], *, main_window: bool) -> tuple[bytes, str, str]:
+    """The page for someone with a session cookie: no sign-in form flashes before the app, and
+    in the main window the runtime's preloads wait in a template for the early view."""
     body, _, media_type = page
     text, found = EARLY_SIGNIN.subn("", body.decode())
+    if main_window:
+        text, held = RUNTIME_PRELOADS.subn(
+            r'\1<template id="runtime-preloads">\n\2\1</template>\n', text
+        )
+        found += held
     if not found:  # a page without the form (a test's stand-in page)
         return page
-    stripped = text.encode()
-    return stripped, '"' + hashlib.sha256(stripped).hexdigest()[:20] + '"', media_type
+    changed = text.encode()
+    return changed, '"' + hashlib.sha256(changed).hexdigest()[:20] + '"', media_type
 
 
 class _Revalidated(StaticFiles):

@@ -3,6 +3,7 @@ cookie, so a person signs in while Python loads and a signed-in visit never flas
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -73,3 +74,28 @@ def test_the_form_posts_the_json_the_sign_in_endpoint_takes(page_app) -> None:
     assert "not correct" in wrong.json()["detail"]
     sign_in(client, "alice")
     assert "early-signin" not in client.get("/").text
+
+
+def test_a_signed_in_main_window_gets_the_runtime_preloads_inert_and_a_popout_live(
+    page_app,
+) -> None:
+    """The main window's early note view asks for its note before the 7 MB of runtime
+    (web/static/workspace-early.js starts them from the template); a pop-out, whose runtime
+    is in the HTTP cache already, and a signed-out visit preload at once."""
+    signed_in = sign_in(TestClient(page_app), "alice")
+    main = signed_in.get("/").text
+    template = main.split('<template id="runtime-preloads">', 1)[1].split("</template>", 1)[0]
+    assert "pyodide.snapshot" in template and "pyodide.asm.wasm" in template
+    outside = main.replace(template, "")
+    assert "pyodide.snapshot" not in outside and "pyodide.asm.wasm" not in outside
+    assert 'rel="preload" href="/static/main.py"' in outside  # small, needed first by PyScript
+
+    popout = signed_in.get("/", params={"popout": "inbox", "frame": "f1", "ws": "personal"})
+    signed_out = TestClient(page_app).get("/")
+    for page in (popout, signed_out):
+        assert "<template id=" not in page.text
+        assert re.search(r'<link rel="preload" href="[^"]*/pyodide\.snapshot"', page.text)
+    assert "early-signin" not in popout.text
+    assert len({main, popout.text, signed_out.text}) == 3
+    tags = {signed_in.get("/").headers["etag"], popout.headers["etag"], signed_out.headers["etag"]}
+    assert len(tags) == 3

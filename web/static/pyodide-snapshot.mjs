@@ -91,6 +91,8 @@ function download(url, meter) {
 }
 
 export async function loadPyodide(options = {}) {
+  // A signed-in main window shows its note list and last note first (workspace-early.js).
+  await window.anaRuntimeGate;
   status("Downloading Python…");
   const meter = progress();
   const snapshot = download(SNAPSHOT, meter);

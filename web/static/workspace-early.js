@@ -11,6 +11,23 @@ const session = cache && cache.get("/api/session");
 const workspaces = cache && cache.get("/api/workspaces");
 
 const STARTING = "Starting the editor and the assistant…";
+// The most the runtime waits for the early view (a slow or unanswered request for the note).
+const RUNTIME_WAIT_MS = 3000;
+
+// The runtime's downloads and start wait until the note is on screen (or there is none to
+// show): a signed-in main window gets index.html's runtime preloads inert, in a <template>
+// (backend/delivery/web.py), so the few small requests of the early view are not queued
+// behind 7 MB of runtime on a slow link. The interpreter loader (pyodide-snapshot.mjs)
+// awaits window.anaRuntimeGate before it fetches anything.
+let openGate;
+window.anaRuntimeGate = new Promise((resolve) => {
+  openGate = () => {
+    const held = document.getElementById("runtime-preloads");
+    if (held) held.replaceWith(held.content); // the preloads start as they go in
+    resolve();
+  };
+});
+setTimeout(openGate, RUNTIME_WAIT_MS);
 
 const get = (url) =>
   fetch(url, { credentials: "same-origin", cache: "no-store" })
@@ -178,14 +195,14 @@ async function start() {
   }).observe(root, { attributes: true, attributeFilter: ["data-ready"] });
 
   const path = lastNote(user.username, ws);
-  if (path) view.show(path);
+  const shown = path ? view.show(path) : null;
   const docs = json(await documents);
-  if (!view.alive) return;
-  if (!Array.isArray(docs)) {
-    view.status.textContent = "The notes could not be listed yet.";
-    return;
+  if (view.alive) {
+    if (Array.isArray(docs)) view.drawList(docs.map((doc) => String(doc.path)).sort());
+    else view.status.textContent = "The notes could not be listed yet.";
   }
-  view.drawList(docs.map((doc) => String(doc.path)).sort());
+  await shown;
 }
 
-start();
+// Whatever start() shows or skips, and if it fails, the runtime then goes ahead.
+start().finally(() => openGate());
