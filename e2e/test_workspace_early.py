@@ -282,3 +282,74 @@ def test_nothing_jumps_while_the_early_view_and_then_the_app_draw(
     assert sum(value for value, _ in shifts) < 0.1, shifts  # Lighthouse's "good"
     assert all("FOOTER" not in nodes and "FORM" not in nodes for _, nodes in shifts), shifts
     context.close()
+
+
+def early_asks(page: Page) -> list[tuple[str, str]]:
+    """Every request asked for and answered, in order, from now on."""
+    seen: list[tuple[str, str]] = []
+    page.on("request", lambda request: seen.append(("asked", request.url)))
+    page.on("requestfinished", lambda request: seen.append(("answered", request.url)))
+    return seen
+
+
+def test_a_returning_visit_asks_for_its_note_beside_the_session_check(
+    browser: Browser, server: Server
+) -> None:
+    """The note and the list of the last visit's early view are asked for at once, not one
+    round trip after the session's answer (150 ms round trips here), and asked only once."""
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    put_note(page, server, "early/early-beside.md", "Beside the check.\n")
+    page.reload()  # this visit's early view remembers alice's workspace for the next
+    wait_ready(page)
+    open_note(page, "early/early-beside.md")
+    held = Held(page, context.new_cdp_session(page))
+    seen = early_asks(page)
+    page.reload(wait_until="commit")
+    expect(page.get_by_test_id("early-note").locator("pre")).to_have_text("Beside the check.")
+    expect(page.get_by_test_id("early-note-list").get_by_role("button").first).to_be_visible()
+    held.not_ready()
+
+    note = f"{server.url}/api/workspaces/personal/documents/early/early-beside.md"
+    session = f"{server.url}/api/session"
+    assert seen.index(("asked", note)) < seen.index(("answered", session)), seen
+    assert seen.count(("asked", note)) == 1, seen
+    assert seen.count(("asked", f"{server.url}/api/workspaces/personal/documents")) == 1, seen
+    held.release()
+    wait_ready(page)
+    context.close()
+
+
+def test_another_person_in_the_same_browser_never_sees_the_last_persons_note(
+    browser: Browser, server: Server
+) -> None:
+    """What the last visit remembered is asked for with the new person's cookie (and refused
+    or answered for them only) and shown only once the session says whose visit this is."""
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    put_note(page, server, "early/early-alices.md", "Only alice reads this.\n")
+    page.reload()
+    wait_ready(page)
+    open_note(page, "early/early-alices.md")
+    page.get_by_test_id("sign-out").click()
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    page.get_by_test_id("login-username").fill("bob")
+    page.get_by_test_id("login-password").fill("bob")
+    page.get_by_test_id("login-submit").click()
+    expect(page.get_by_test_id("workspace-select")).to_be_visible()
+    bobs = sorted(
+        doc["path"]
+        for doc in page.request.get(
+            f"{server.url}/api/workspaces/{page.get_by_test_id('workspace-select').input_value()}/documents"
+        ).json()
+    )
+    held = Held(page, context.new_cdp_session(page))
+    page.reload(wait_until="commit")
+    expect(page.get_by_test_id("early-note-list").get_by_role("button")).to_have_text(bobs)
+    expect(page.get_by_text("Only alice reads this.")).to_have_count(0)
+    expect(page.get_by_text("early/early-alices.md")).to_have_count(0)
+    held.not_ready()
+    held.release()
+    wait_ready(page)
+    expect(page.get_by_text("Only alice reads this.")).to_have_count(0)
+    context.close()

@@ -142,7 +142,8 @@ class EarlyView {
   }
 
   // The note's text, read-only, with a line saying the editor is on its way.
-  async show(path) {
+  // `asked`: the note's answer already on its way, if any.
+  async show(path, asked = null) {
     this.shown = path;
     this.mark();
     const text = el("pre", { class: "early-text" }, "Loading…");
@@ -155,7 +156,7 @@ class EarlyView {
         text,
       ),
     );
-    const answer = await get(docUrl(this.ws, path));
+    const answer = await (asked || get(docUrl(this.ws, path)));
     if (this.shown !== path || !this.alive) return;
     // A new element rather than new text in the old one: a browser times an element's
     // largest paint at its first paint ("Loading…"), so the note would never count as the
@@ -165,11 +166,30 @@ class EarlyView {
   }
 }
 
+// Where the last visit's early view was ({user, ws}): the next one asks for that note and
+// list at once, beside the session check, instead of one round trip after it. They are used
+// only if the session and the workspaces then say the same user and workspace; otherwise
+// they are dropped and asked for again (an answer is only ever the signed-in user's anyway).
+const LAST_SEEN = "ana:early:last";
+
+function guessed() {
+  try {
+    const last = JSON.parse(stored(LAST_SEEN) || "null");
+    if (!last || typeof last.user !== "string" || typeof last.ws !== "string") return null;
+    const path = lastNote(last.user, last.ws);
+    const url = `${workspaceUrl(last.ws)}/documents`;
+    return { ...last, path, documents: get(url), note: path ? get(docUrl(last.ws, path)) : null };
+  } catch {
+    return null;
+  }
+}
+
 async function start() {
   if (!app || !session || !workspaces) return;
   // Pop-outs, invitation links and the signed-out page (its own early form) are Python's.
   if (document.getElementById("early-signin")) return;
   if (/(?:^|[?&])popout=/.test(location.search) || /(?:^|[#&])invite=/.test(location.hash)) return;
+  const guess = guessed();
   const user = json(await session);
   if (!user || !user.username) return; // signed out: Python shows its sign-in form
   const list = json(await workspaces);
@@ -178,7 +198,13 @@ async function start() {
   const last = stored(`ana:workspace:${user.username}`);
   const ws = ids.includes(last) ? last : ids[0]; // as Shell.enter picks it
   const url = `${workspaceUrl(ws)}/documents`;
-  const documents = get(url);
+  const right = guess && guess.user === user.username && guess.ws === ws;
+  const documents = right ? guess.documents : get(url);
+  try {
+    localStorage.setItem(LAST_SEEN, JSON.stringify({ user: user.username, ws }));
+  } catch {
+    // storage switched off: the next visit asks after the session check, as here
+  }
   // The Python app lists the same workspace at start: it takes this answer instead of asking
   // again (app/api.py `_prefetched`). Shell.enter drops it if it opens another workspace.
   if (window.anaPrefetch && root.dataset.ready !== "true") window.anaPrefetch.set(url, documents);
@@ -195,7 +221,7 @@ async function start() {
   }).observe(root, { attributes: true, attributeFilter: ["data-ready"] });
 
   const path = lastNote(user.username, ws);
-  const shown = path ? view.show(path) : null;
+  const shown = path ? view.show(path, right && guess.path === path ? guess.note : null) : null;
   const docs = json(await documents);
   if (view.alive) {
     if (Array.isArray(docs)) view.drawList(docs.map((doc) => String(doc.path)).sort());
