@@ -136,7 +136,7 @@ def _signed_in_page(page: tuple[bytes, str, str], *, main_window: bool) -> tuple
     text, found = EARLY_SIGNIN.subn("", body.decode())
     if main_window:
         text, held = RUNTIME_PRELOADS.subn(
-            r'\1<template id="runtime-preloads">\n\2\1</template>\n', text
+            r'\1<template class="runtime-preloads">\n\2\1</template>\n', text
         )
         found += held
     if not found:  # a page without the form (a test's stand-in page)

@@ -84,16 +84,21 @@ def test_a_signed_in_main_window_gets_the_runtime_preloads_inert_and_a_popout_li
     is in the HTTP cache already, and a signed-out visit preload at once."""
     signed_in = sign_in(TestClient(page_app), "alice")
     main = signed_in.get("/").text
-    template = main.split('<template id="runtime-preloads">', 1)[1].split("</template>", 1)[0]
-    assert "pyodide.snapshot" in template and "pyodide.asm.wasm" in template
-    outside = main.replace(template, "")
+    templates = re.findall(r'<template class="runtime-preloads">(.*?)</template>', main, re.DOTALL)
+    held = "".join(templates)
+    assert "pyodide.snapshot" in held and "pyodide.asm.wasm" in held
+    assert '<script type="module" src="/vendor/' in held  # the editor module, once the note is in
+    outside = main
+    for template in templates:
+        outside = outside.replace(template, "")
     assert "pyodide.snapshot" not in outside and "pyodide.asm.wasm" not in outside
+    assert "editor.js" not in outside
     assert 'rel="preload" href="/static/main.py"' in outside  # small, needed first by PyScript
 
     popout = signed_in.get("/", params={"popout": "inbox", "frame": "f1", "ws": "personal"})
     signed_out = TestClient(page_app).get("/")
     for page in (popout, signed_out):
-        assert "<template id=" not in page.text
+        assert '<template class="runtime-preloads">' not in page.text
         assert re.search(r'<link rel="preload" href="[^"]*/pyodide\.snapshot"', page.text)
     assert "early-signin" not in popout.text
     assert len({main, popout.text, signed_out.text}) == 3

@@ -22,8 +22,10 @@ const RUNTIME_WAIT_MS = 3000;
 let openGate;
 window.anaRuntimeGate = new Promise((resolve) => {
   openGate = () => {
-    const held = document.getElementById("runtime-preloads");
-    if (held) held.replaceWith(held.content); // the preloads start as they go in
+    // The preloads start as they go in, and the editor's module script runs.
+    for (const held of document.querySelectorAll("template.runtime-preloads")) {
+      held.replaceWith(document.importNode(held.content, true));
+    }
     resolve();
   };
 });
