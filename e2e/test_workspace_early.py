@@ -198,7 +198,13 @@ def test_the_note_shown_before_python_is_the_pages_largest_paint(
     context.close()
 
 
-RUNTIME_FILES = ("pyodide.snapshot", "pyodide.asm.wasm", "python_stdlib.zip", "app.zip", "editor.js")
+RUNTIME_FILES = (
+    "pyodide.snapshot",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "app.zip",
+    "editor.js",
+)
 
 
 def test_the_last_note_arrives_before_the_runtime_is_asked_for(
