@@ -5,7 +5,7 @@ interpreter's WebAssembly (e2e/test_signin_early.py's `Held`) until the test has
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Request, expect
 
 from e2e.ambient_helpers import inbox, open_note
 from e2e.conftest import Server, new_context, put_note, sign_in, wait_ready
@@ -17,6 +17,20 @@ NOTE = "early/early-plan.md"
 TEXT = '# Plan\n\n<b>not bold</b> & <img src="x" alt="">\n\n  indented line\n'
 OTHER = "early/early-other.md"
 STARTING = "Starting the editor and the assistant…"
+
+
+def remembered(
+    browser: Browser, server: Server, path: str, text: str
+) -> tuple[BrowserContext, Page]:
+    """Alice signed in with `path` open after a reload: the next visit's early view shows it
+    (and, from that reload's early view, remembers her workspace)."""
+    context = new_context(browser)
+    page = sign_in(context.new_page(), server)
+    put_note(page, server, path, text)
+    page.reload()
+    wait_ready(page)
+    open_note(page, path)
+    return context, page
 
 
 def documents_of(page: Page, server: Server, ws: str) -> list[str]:
@@ -213,18 +227,11 @@ def test_the_last_note_arrives_before_the_runtime_is_asked_for(
     """On a slow link the note a person reads first must not queue behind 7 MB of runtime:
     the main window asks for the runtime only once the note's answer is in, and still starts
     (an empty HTTP cache, as on a first visit of the day)."""
-    first = new_context(browser)
-    page = sign_in(first.new_page(), server)
-    put_note(page, server, "early/early-order.md", "Read me first.\n")
-    page.reload()
-    wait_ready(page)
-    open_note(page, "early/early-order.md")
+    first, page = remembered(browser, server, "early/early-order.md", "Read me first.\n")
     context = new_context(browser, storage_state=first.storage_state())  # cookie and layout
     first.close()
     page = context.new_page()
-    seen: list[tuple[str, str]] = []
-    page.on("request", lambda request: seen.append(("asked", request.url)))
-    page.on("requestfinished", lambda request: seen.append(("answered", request.url)))
+    seen = early_asks(page)
     page.goto(server.url + "/", wait_until="commit")
     expect(page.get_by_test_id("early-note").locator("pre")).to_have_text("Read me first.")
     wait_ready(page)
@@ -265,12 +272,7 @@ def test_nothing_jumps_while_the_early_view_and_then_the_app_draw(
     above it (a layout shift of 0.38 on a phone, 0.24 on a desktop, which Lighthouse counts
     against the page), and the chat's composer jumped down when its conversation arrived."""
     width, height = size
-    context = new_context(browser)
-    page = sign_in(context.new_page(), server)
-    put_note(page, server, "early/early-still.md", TEXT * 4)
-    page.reload()
-    wait_ready(page)
-    open_note(page, "early/early-still.md")
+    context, page = remembered(browser, server, "early/early-still.md", TEXT * 4)
     page.get_by_test_id("assistant-input").fill("what is this note about?")
     page.get_by_test_id("assistant-send").click()
     expect(page.locator("[data-testid=assistant-message][data-role=assistant]")).to_have_count(1)
@@ -303,12 +305,7 @@ def test_a_returning_visit_asks_for_its_note_beside_the_session_check(
 ) -> None:
     """The note and the list of the last visit's early view are asked for at once, not one
     round trip after the session's answer (150 ms round trips here), and asked only once."""
-    context = new_context(browser)
-    page = sign_in(context.new_page(), server)
-    put_note(page, server, "early/early-beside.md", "Beside the check.\n")
-    page.reload()  # this visit's early view remembers alice's workspace for the next
-    wait_ready(page)
-    open_note(page, "early/early-beside.md")
+    context, page = remembered(browser, server, "early/early-beside.md", "Beside the check.\n")
     held = Held(page, context.new_cdp_session(page))
     seen = early_asks(page)
     page.reload(wait_until="commit")
@@ -331,12 +328,7 @@ def test_another_person_in_the_same_browser_never_sees_the_last_persons_note(
 ) -> None:
     """What the last visit remembered is asked for with the new person's cookie (and refused
     or answered for them only) and shown only once the session says whose visit this is."""
-    context = new_context(browser)
-    page = sign_in(context.new_page(), server)
-    put_note(page, server, "early/early-alices.md", "Only alice reads this.\n")
-    page.reload()
-    wait_ready(page)
-    open_note(page, "early/early-alices.md")
+    context, page = remembered(browser, server, "early/early-alices.md", "Only alice reads this.\n")
     page.get_by_test_id("sign-out").click()
     expect(page.get_by_test_id("login-username")).to_be_visible()
     page.get_by_test_id("login-username").fill("bob")
