@@ -159,8 +159,11 @@ def fake_web_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     )
     (web / "static").mkdir()
-    (web / "static" / "pyscript.json").write_text('{"files": {"/py/app.zip": "./*"}}\n')
-    (web / "static" / "pyodide-snapshot.mjs").write_text('import "/vendor/pyodide/pyodide.mjs";\n')
+    config = '{"interpreter": "/static/pyodide-snapshot.mjs"}\n'
+    (web / "static" / "pyscript.json").write_text(config)
+    (web / "static" / "pyodide-snapshot.mjs").write_text(
+        'import "/vendor/pyodide/pyodide.mjs";\nconst BUNDLE = "/py/app.zip";\n'
+    )
     (web / "index.html").write_text("<!doctype html><title>test</title>\n")
     (web / "favicon.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>\n")
     return web

@@ -1,7 +1,8 @@
 // Copies the browser runtime out of node_modules into web/vendor (served, git-ignored),
-// bundles the one CodeMirror module, makes the Pyodide memory snapshot, then compresses every
-// served file once (web/compress.mjs). Nothing here fetches from the network. What is copied
-// is listed once, in web/runtime.json, which web/snapshot.mjs and the server read too.
+// bundles the CodeMirror module and a zip reader, makes the Pyodide memory snapshot, then
+// compresses every served file once (web/compress.mjs). Nothing here fetches from the network.
+// What is copied is listed once, in web/runtime.json, which web/snapshot.mjs and the server
+// read too.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -52,15 +53,19 @@ while (wanted.length) {
 mkdirSync(join(vendor, "pyscript"));
 for (const name of kept) cpSync(join(pyscriptDist, name), join(vendor, "pyscript", name));
 
-await build({
-  entryPoints: [join(web, "editor.js")],
-  bundle: true,
-  format: "esm",
-  minify: true,
-  target: "es2022",
-  outfile: join(vendor, "editor.js"),
-  logLevel: "warning",
-});
+// The page's two bundles: the CodeMirror module, and fflate's zip reader for the interpreter
+// loader (web/static/pyodide-snapshot.mjs).
+for (const name of ["editor.js", "unzip.mjs"]) {
+  await build({
+    entryPoints: [join(web, name)],
+    bundle: true,
+    format: "esm",
+    minify: true,
+    target: "es2022",
+    outfile: join(vendor, name),
+    logLevel: "warning",
+  });
+}
 console.log(`web/vendor ready: ${readdirSync(vendor).join(", ")} (pyscript: ${kept.size} modules)`);
 await import("./snapshot.mjs"); // the Pyodide memory snapshot, made from the runtime just copied
 await (await import("./snapshot_mask.mjs")).mask(); // served XORed with the wasm's static data

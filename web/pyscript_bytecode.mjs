@@ -4,9 +4,10 @@
 // page's interpreter (Pyodide's CPython), into web/vendor/pyscript-bytecode.zip: one checked
 // hash-based .pyc per module, named where the import system looks for it
 // (`pyscript/__pycache__/<module>.<tag>.pyc`). The server adds these members to the Python
-// bundle, which PyScript unpacks into the same directory before it writes the sources
-// (backend/runtime.with_members). A checked .pyc carries its source's hash, so one that no
-// longer matches what PyScript writes is ignored and the module compiles from source as before.
+// bundle, which the page's loader writes into the same directory before PyScript writes the
+// sources (backend/runtime.with_members). A checked .pyc carries its source's hash, so one
+// that no longer matches what PyScript writes is ignored and the module compiles from source
+// as before.
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -25,7 +25,7 @@ const stdlib = join(pyodideDir, "python_stdlib.zip");
 // The full standard library, for the bench's bare Pyodide page only (left out of the wheel).
 const fullStdlib = join(web, "vendor", "bench", "python_stdlib.zip");
 // web/runtime.json: the runtime files the snapshot must match, and the packages it imports
-// (unpacked where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
+// (written where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
 const runtime = JSON.parse(readFileSync(join(web, "runtime.json"), "utf8"));
 const RUNTIME = runtime.pyodide;
 const PACKAGES = runtime.snapshot_packages;

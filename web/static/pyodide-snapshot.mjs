@@ -6,7 +6,10 @@
 // each large file, so all downloads start at once, before PyScript's modules arrive. The
 // snapshot arrives masked with the wasm's static data and is unmasked in place right after the
 // wasm is instantiated, before Pyodide restores it (./snapshot-mask.mjs says why and how).
+// The page's Python (/py/app.zip) is written into Python's working directory here too, before
+// PyScript runs any of it.
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
+import { unzipSync } from "/vendor/unzip.mjs";
 import { unmaskingModule } from "./snapshot-mask.mjs";
 
 export { version };
@@ -14,6 +17,7 @@ export { version };
 const SNAPSHOT = "/vendor/snapshot/pyodide.snapshot";
 const INDEX_URL = "/vendor/pyodide/";
 const FACTORY = "/vendor/pyodide/pyodide.asm.mjs"; // Emscripten's module factory (preloaded)
+const BUNDLE = "/py/app.zip"; // the page's Python (backend/delivery/runtime.python_bundle)
 
 const status = (text) => {
   const el = document.getElementById("boot-status");
@@ -90,12 +94,54 @@ function download(url, meter) {
   return { buffer: buffer ? Promise.resolve(buffer) : filled, filled };
 }
 
+// Run once Python is up. The directory finders the snapshot holds forget what they listed
+// before the bundle was written (importlib.invalidate_caches would also re-read the standard
+// library's zip, a cost on every boot); and the snapshot froze `random`'s seed from the build:
+// each window gets its own again.
+const REFRESH = `
+import random, sys
+from importlib.machinery import FileFinder
+for finder in sys.path_importer_cache.values():
+    if isinstance(finder, FileFinder):
+        finder.invalidate_caches()
+random.seed()
+`;
+
+async function fetchBundle() {
+  const response = await fetch(BUNDLE);
+  if (!response.ok) throw new Error(`${BUNDLE} answered ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// The bundle's members written into the interpreter's working directory, where its imports
+// look. Pyodide's unpackArchive does the same in Python (shutil over zipfile), which was 0.1 to
+// 0.4 s of every boot; reading the stored zip here and writing through Emscripten's file
+// system is a few milliseconds. The members come from our own server; a name that would land
+// outside the directory is refused anyway.
+function writeBundle(FS, bytes) {
+  const made = new Set();
+  for (const [name, data] of Object.entries(unzipSync(bytes))) {
+    if (name.startsWith("/") || name.split("/").includes("..")) {
+      throw new Error(`${BUNDLE} holds ${JSON.stringify(name)}, outside the app's directory`);
+    }
+    if (name.endsWith("/")) continue; // a directory entry: its files make it
+    const dir = name.slice(0, name.lastIndexOf("/"));
+    if (dir && !made.has(dir)) {
+      FS.mkdirTree(dir);
+      made.add(dir);
+    }
+    FS.writeFile(name, data);
+  }
+}
+
 export async function loadPyodide(options = {}) {
   // A signed-in main window shows its note list and last note first (workspace-early.js).
   await window.anaRuntimeGate;
   status("Downloading Python…");
   const meter = progress();
   const snapshot = download(SNAPSHOT, meter);
+  const bundle = fetchBundle();
+  bundle.catch(() => {}); // awaited below, once Python is up: a failure is reported there
   snapshot.filled.then(() => status("Starting Python…"), () => {});
   try {
     const factory = (await import(FACTORY)).default;
@@ -106,8 +152,8 @@ export async function loadPyodide(options = {}) {
       ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot.buffer,
       createPyodideModule: unmaskingModule(factory, snapshot.filled),
     });
-    // The snapshot froze `random`'s seed from the build: give each window its own again.
-    pyodide.runPython("import random; random.seed()");
+    writeBundle(pyodide.FS, await bundle);
+    pyodide.runPython(REFRESH);
     status("Loading the app…");
     return pyodide;
   } finally {
