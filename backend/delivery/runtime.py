@@ -35,6 +35,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 import ambient
+from backend.delivery import import_order
 
 # Only sources: bytecode is made in the page, tests and data files are not imported there.
 PACKAGE_SUFFIXES = (".py", ".typed")
@@ -68,7 +69,7 @@ def store_zip(path: Path) -> None:
 
     A deflated member is noise to Brotli; stored, the whole archive compresses as one text
     (Pyodide's standard library: 2.48 MB deflated, 1.6 MB stored then Brotli'd). Readers
-    (zipimport, PyScript's unpacking) take both forms.
+    (zipimport, the page's loader) take both forms.
     """
     with zipfile.ZipFile(path) as source:
         members = [(info, source.read(info)) for info in source.infolist()]
@@ -146,10 +147,10 @@ def with_bytecode(bundle: bytes, tag: str, table: dict[str, bytes]) -> bytes:
 
 
 # PyScript's own `pyscript` package compiled at build (web/pyscript_bytecode.mjs): members
-# `pyscript/__pycache__/<module>.<tag>.pyc`, added to the bundle as they are. PyScript unpacks
-# the bundle before it writes the package's sources beside them, then imports it; each .pyc is
-# checked against the source's hash there, so a PyScript update without a rebuild costs only
-# the compile it saved.
+# `pyscript/__pycache__/<module>.<tag>.pyc`, added to the bundle as they are. The page's
+# loader writes the bundle before PyScript writes the package's sources beside them and
+# imports it; each .pyc is checked against the source's hash there, so a PyScript update
+# without a rebuild costs only the compile it saved.
 PYSCRIPT_BYTECODE_ZIP = "pyscript-bytecode.zip"  # in web/vendor; read by the server only
 
 
@@ -190,22 +191,27 @@ def page_dir(settings: object = None) -> Path:
 def python_bundle(web_dir: Path | None = None) -> bytes:
     """Zip the page's Python: the pure core, the browser layer and markdown-it-py (pure Python).
 
-    PyScript unpacks it into the interpreter's working directory (`files` with a "./*" target),
-    so the page gets every module in one request and never needs micropip or a wheel index.
-    The members are stored, not deflated: the served copy is Brotli or gzip over the whole zip.
+    The interpreter loader (web/static/pyodide-snapshot.mjs) writes it into Python's working
+    directory, so the page gets every module in one request and never needs micropip or a
+    wheel index. The members are stored, not deflated: the served copy is Brotli or gzip over
+    the whole zip. It also names, in `import_order.MEMBER`, the order web/static/main.py
+    imports the app's modules in.
     """
     files: dict[str, Path] = {}
     files |= package_files("ambient", Path(ambient.__file__).resolve().parent)
     files |= package_files("app", (web_dir or page_dir()) / "app")
     for package in ("markdown_it", "mdurl", "merge3"):
         files |= package_files(package, package_root(package))
+    members = {name: path.read_bytes() for name, path in files.items()}
+    if import_order.module_names(members).get(import_order.ROOT):
+        members[import_order.MEMBER] = "\n".join(import_order.import_order(members)).encode()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
-        for name, path in files.items():
+        for name, data in members.items():
             # A fixed timestamp keeps the zip (and its URL) identical across restarts.
             info = zipfile.ZipInfo(name)
             info.date_time = (2020, 1, 1, 0, 0, 0)
-            archive.writestr(info, path.read_bytes())
+            archive.writestr(info, data)
     return buffer.getvalue()
 
 

@@ -1,4 +1,26 @@
 # Entry point PyScript runs in every window; the app itself lives in the bundled `app` package.
-from app import boot
+# Its modules are imported one at a time, leaves first (the order the server wrote into the
+# bundle: backend/delivery/import_order.py), handing the browser its turn every few tens of
+# milliseconds, so the sign-in form and the early note keep answering keys while Python loads
+# on a slow phone (a task over 50 ms is one a person can feel).
+import asyncio
+from importlib import import_module
+from pathlib import Path
+from time import perf_counter
 
-await boot.main()  # noqa: F704 - PyScript runs this module with top-level await
+SLICE = 0.025  # seconds of importing between two turns of the browser
+
+
+async def start() -> None:
+    began = perf_counter()
+    for name in Path("app/boot_imports.txt").read_text().split():
+        import_module(name)
+        if perf_counter() - began > SLICE:
+            await asyncio.sleep(0)  # a new browser task: input and paint go first
+            began = perf_counter()
+    from app import boot
+
+    await boot.main()
+
+
+await start()  # noqa: F704, PLE1142 - PyScript runs this module with top-level await
