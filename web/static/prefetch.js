@@ -1,6 +1,9 @@
 // Starts the sign-in check while Pyodide boots (about two seconds of otherwise idle network);
 // the Python app takes each answer once, through its one fetch helper (web/app/api.py).
-const get = (url) =>
+
+// An answer as the Python app takes it ({status, text}; null when the server was not
+// reached). The other early scripts import it from here.
+export const get = (url) =>
   fetch(url, { credentials: "same-origin", cache: "no-store" })
     .then(async (response) => ({ status: response.status, text: await response.text() }))
     .catch(() => null);

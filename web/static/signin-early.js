@@ -3,6 +3,8 @@
 // in words; once signed in it says the workspace is still loading. When Python is ready,
 // app/shell.py adopts the form through window.anaEarlySignIn (it never draws a second one).
 // The server sends the form only to a request without a session cookie (backend/delivery/web.py).
+import { get } from "./prefetch.js";
+
 const main = document.getElementById("early-signin");
 
 const WORDS = {
@@ -31,10 +33,6 @@ function signedIn() {
   // What prefetch.js asked for signed out is stale now: ask again for Python to take.
   const cache = window.anaPrefetch;
   if (cache) {
-    const get = (url) =>
-      fetch(url, { credentials: "same-origin", cache: "no-store" })
-        .then(async (response) => ({ status: response.status, text: await response.text() }))
-        .catch(() => null);
     cache.clear();
     cache.set("/api/session", get("/api/session"));
     cache.set("/api/workspaces", get("/api/workspaces"));

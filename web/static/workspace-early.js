@@ -3,6 +3,8 @@
 // no innerHTML: a note's text and a path are untrusted and only ever go in as text.
 // The view goes when the Python app draws itself (app/shell.py replaces everything in #app)
 // and, failing that, as soon as the ready flag is raised: the two never show together.
+import { get } from "./prefetch.js";
+
 const root = document.documentElement;
 const app = document.getElementById("app");
 const cache = window.anaPrefetch;
@@ -30,11 +32,6 @@ window.anaRuntimeGate = new Promise((resolve) => {
   };
 });
 setTimeout(openGate, RUNTIME_WAIT_MS);
-
-const get = (url) =>
-  fetch(url, { credentials: "same-origin", cache: "no-store" })
-    .then(async (response) => ({ status: response.status, text: await response.text() }))
-    .catch(() => null);
 
 // Python's quote(…, safe=""): encodeURIComponent leaves !'()* as they are, quote does not.
 const quote = (text) =>
