@@ -46,7 +46,7 @@ def _run_at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _run_at_import(node.orelse)
             continue
         yield node
-        for field in ("body", "orelse", "finalbody", "handlers"):
+        for field in ("body", "orelse", "finalbody"):
             inner = getattr(node, field, None)
             if isinstance(inner, list):
                 yield from _run_at_import([n for n in inner if isinstance(n, ast.stmt)])
@@ -88,8 +88,11 @@ def imports_of(name: str, source: bytes, is_package: bool, known: set[str]) -> l
 
 
 def import_order(members: Mapping[str, bytes], root: str = ROOT) -> list[str]:
-    """Every bundle module importing `root` imports, each after the modules it imports."""
+    """Every bundle module importing `root` imports, each after the modules it imports (none
+    when `root` is not in the bundle)."""
     names = module_names(members)
+    if root not in names:
+        return []
     known = set(names)
     order: list[str] = []
     state: dict[str, str] = {}

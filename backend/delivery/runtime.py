@@ -203,8 +203,8 @@ def python_bundle(web_dir: Path | None = None) -> bytes:
     for package in ("markdown_it", "mdurl", "merge3"):
         files |= package_files(package, package_root(package))
     members = {name: path.read_bytes() for name, path in files.items()}
-    if import_order.module_names(members).get(import_order.ROOT):
-        members[import_order.MEMBER] = "\n".join(import_order.import_order(members)).encode()
+    if order := import_order.import_order(members):
+        members[import_order.MEMBER] = "\n".join(order).encode()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for name, data in members.items():

@@ -84,6 +84,15 @@ def test_two_modules_that_import_each_other_are_refused_by_name() -> None:
         import_order(members, "a")
 
 
+def test_a_bundle_without_the_root_has_no_order_and_no_list(tmp_path) -> None:
+    members = _tree({"lib/__init__.py": "", "lib/x.py": "import lib\n"})
+    assert import_order(members, "app.boot") == []
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")  # a page with no app.boot
+    names = zipfile.ZipFile(io.BytesIO(python_bundle(tmp_path))).namelist()
+    assert "app/__init__.py" in names and MEMBER not in names
+
+
 # A module of the bundle that needs no browser: CPython imports the same modules, and finishes
 # each only after those it imports.
 PROBE = """
