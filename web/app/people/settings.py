@@ -52,6 +52,7 @@ class Settings:
         self.prefs = _cached()
         self._saving = False
         self._again = False
+        self._changes = 0  # local changes so far: an account answer older than one is stale
         self.frame = frame = Dialog(shell, key="settings-dialog", title="Settings")
         frame.close_button.setAttribute("data-testid", "settings-close")
         frame.close_button.setAttribute("aria-label", "Close settings")
@@ -102,12 +103,17 @@ class Settings:
         self.toggle.title = label
 
     async def _load(self) -> None:
-        """The account's copy wins over the cached one (another browser may have changed it)."""
+        """The account's copy wins over the cached one (another browser may have changed it).
+
+        Not over a change made here while it was on its way: that change is newer, even when
+        its own save has already finished (the answer may have been read before the save).
+        """
+        changes = self._changes
         try:
             answer = (await self.ctx.api.ok("GET", PREFERENCES_URL)).json()
         except Exception:  # noqa: BLE001 - the cached copy stays; the dialog says so if opened
             return
-        if not self._saving:  # a change made meanwhile is newer than this answer
+        if changes == self._changes:
             self.prefs = normalise(answer)
             self._show()
 
@@ -117,6 +123,7 @@ class Settings:
 
     def set(self, key: str, value: object) -> None:
         self.prefs = changed(self.prefs, key, value)
+        self._changes += 1
         self._show()
         spawn(self._save())
 
