@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from e2e.ambient_helpers import open_note
 from e2e.conftest import Server, put_note, sign_in, wait_ready
+from e2e.late_answers import Held
 from e2e.test_accessibility import audit
 
 PREFS = "/api/account/preferences"
@@ -136,46 +137,23 @@ def test_the_account_copy_follows_the_user_to_another_browser(
     expect(alice.get_by_test_id("settings-font-size")).to_have_value("18")
 
 
-# A few turns of the page's task queue and two frames: long enough for Python to take an
-# answer the browser has finished (a handful of promise and timer steps in Pyodide's loop).
-SETTLE = """() => new Promise((done) => {
-    let turns = 20;
-    const next = () => (turns-- > 0 ? setTimeout(next, 0)
-        : requestAnimationFrame(() => requestAnimationFrame(done)));
-    next();
-})"""
-
-
 def test_a_late_account_answer_does_not_undo_a_change_made_meanwhile(
     page: Page, fresh_server: Server
 ) -> None:
     """The account's copy is read as the workspace opens; when its answer comes back after the
     user has folded the list (and that change is already saved), the answer is older than the
     change and must not unfold the list again (seen once under CI's load)."""
-    held = []
-
-    def hold(route):
-        if route.request.method != "GET":
-            return route.continue_()
-        held.append((route, route.fetch()))  # read now: the state before the change
-        return None
-
-    page.route("**" + PREFS, hold)
+    held = Held(page, lambda url: url.endswith(PREFS))
     alice = sign_in(page, fresh_server)
-    deadline = time.monotonic() + 15
-    while not held:
-        assert time.monotonic() < deadline, "the workspace never asked for the preferences"
-        alice.wait_for_timeout(50)
+    held.wait()
+    held.stop()
     notes = alice.locator("nav.sidebar")
     alice.get_by_test_id("sidebar-toggle").click()
     expect(notes).to_be_hidden()
     saved(alice, fresh_server, {"sidebarCollapsed": True})
 
-    route, stale = held.pop()
+    (stale,) = held.deliver_all()
     assert stale.json()["sidebarCollapsed"] is False
-    with alice.expect_event("requestfinished", lambda r: r.url.endswith(PREFS)):
-        route.fulfill(response=stale)
-    alice.evaluate(SETTLE)
     expect(notes).to_be_hidden()
     expect(alice.get_by_test_id("sidebar-toggle")).to_have_attribute("aria-expanded", "false")
     saved(alice, fresh_server, {"sidebarCollapsed": True})
