@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from e2e.ambient_helpers import TURNS, frames, open_note, put_note, reload_list, send
 from e2e.conftest import Server, sign_in, wait_ready
+from e2e.late_answers import SETTLE, Held
 
 NOTE = "# Errands\n\n- [ ] buy milk\n- [ ] call the bank\n"
 SMALL = {"width": 1024, "height": 768}
@@ -286,3 +287,49 @@ def test_the_delete_question_names_the_conversation(small: Page, server: Server)
     expect(question).to_have_text(f"Delete “{title}”?")
     row.get_by_test_id("conversation-delete-cancel").click()
     expect(question).to_have_count(0)
+
+
+def test_a_list_read_before_a_delete_does_not_bring_the_row_back(small: Page, server: Server):
+    """Every finished turn reads the list again; when that answer comes back after the user
+    has deleted a conversation, it is older than the delete: it adds the new conversation and
+    must not show the deleted one again."""
+    page = small
+    first = send(page, "a conversation to delete").body["conversationId"]
+    assistant(page).get_by_test_id("conversation-new").click()
+    held = Held(page, lambda url: "/api/assistant/conversations?" in url)
+    send(page, "a second one, whose turn reads the list again")
+    held.wait()
+    held.stop()
+    row = assistant(page).locator(f'li.conversation[data-conversation-id="{first}"]')
+    row.get_by_test_id("conversation-delete").click()
+    row.get_by_test_id("conversation-delete-confirm").click()
+    expect(item(page, first)).to_have_count(0)
+
+    (stale,) = held.deliver_all()
+    assert first in stale.text()  # read before the delete
+    expect(item(page, first)).to_have_count(0)
+    expect(assistant(page).get_by_test_id("conversation-item")).to_have_count(1)
+    page.reload()  # the next read has the second conversation, still not the first
+    wait_ready(page)
+    expect(assistant(page).get_by_test_id("conversation-item")).to_have_count(1)
+    expect(item(page, first)).to_have_count(0)
+
+
+def test_a_conversation_pressed_twice_shows_its_messages_once(small: Page, server: Server):
+    """A second press on the row while its messages are on their way does not read them again
+    (each read would add them to the chat: every message twice)."""
+    page = small
+    first = send(page, "the one pressed twice").body["conversationId"]
+    assistant(page).get_by_test_id("conversation-new").click()
+    expect(messages(page)).to_have_count(0)
+    held = Held(page, lambda url: url.endswith(f"/api/assistant/conversations/{first}"))
+    listed = item(page, first)
+    listed.click()
+    held.wait()
+    listed.click()  # again, before the messages have come
+    page.evaluate(SETTLE)  # a second read, if one is made, is asked for (and held) by now
+    held.stop()
+    held.deliver_all()
+    expect(messages(page)).to_have_count(2)
+    assert messages(page).count() == 2  # taken every answer: still once
+    expect(messages(page).first).to_have_text("the one pressed twice")

@@ -62,6 +62,7 @@ class ChatView:
             pending=lambda: ctx.background_savers,
         )
         self._restoring = False
+        self._shown = 0  # moved by each clear of the log: a restore for an older one is stale
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
         self._unwatch = ctx.on_workspace_change(self._workspace_changed)
@@ -266,7 +267,9 @@ class ChatView:
 
     def open_conversation(self, conversation_id: str) -> None:
         """Resume a conversation from the list: its messages and its proposals' outcomes."""
-        if conversation_id == self.chat.conversation_id and self.log.firstChild:
+        if conversation_id == self.chat.conversation_id and (
+            self.log.firstChild or self._restoring  # shown, or on its way (a second press)
+        ):
             self.input.focus()
             return
         if not self.chat.resume(conversation_id):
@@ -276,7 +279,7 @@ class ChatView:
         self.status.textContent = ""
         self.render_chip()  # the ambient toggle is per conversation
         self.conversations.mark()
-        spawn(self._restore(conversation_id))
+        spawn(self._restore(conversation_id, self._shown))
         self.input.focus()
 
     def _deleted(self, conversation_id: str) -> None:
@@ -291,6 +294,7 @@ class ChatView:
     def _clear(self, restoring: bool = False) -> None:
         self._focused_message = None  # another conversation: its newest message is the stop
         self.log.replaceChildren()
+        self._shown += 1
         self._restoring = restoring
         self._sync_empty()
 
@@ -309,16 +313,18 @@ class ChatView:
         self.conversations.mark()
         spawn(self.conversations.refresh(self.ctx.workspace_id))
         if resumed:
-            spawn(self._restore(self.chat.conversation_id))
+            spawn(self._restore(self.chat.conversation_id, self._shown))
 
-    async def _restore(self, conversation_id: str) -> None:
+    async def _restore(self, conversation_id: str, shown: int) -> None:
+        """Fill the log cleared as `shown` with the conversation's messages; not a later log
+        (another conversation, or this one opened again: its own restore fills that)."""
         try:
             try:
                 reply = await self.ctx.api.ok("GET", conversation_url(conversation_id))
             except Exception:  # noqa: BLE001 - a 404 before the first turn: an empty chat is right
                 return
             data = reply.json() or {}
-            if conversation_id != self.chat.conversation_id:
+            if conversation_id != self.chat.conversation_id or shown != self._shown:
                 return
             outcomes = proposals_by_id(data)  # each card's outcome, in this one answer
             for message in data.get("messages", []):
@@ -330,7 +336,7 @@ class ChatView:
                     outcomes=outcomes,
                 )
         finally:
-            if conversation_id == self.chat.conversation_id:
+            if conversation_id == self.chat.conversation_id and shown == self._shown:
                 self._restoring = False
                 self._sync_empty()
 

@@ -50,6 +50,8 @@ class ConversationList:
         self.current = current  # the open conversation's id
         self.focused: str | None = None  # the row last focused: the list's Tab stop
         self.workspace: str | None = None
+        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._deleted: set[str] = set()  # from here: a list read before the delete still has it
         expanded = storage.get(OPEN_KEY) != "0"
         self.toggle = h(
             "button",
@@ -85,6 +87,8 @@ class ConversationList:
     async def refresh(self, workspace: str | None) -> None:
         """Read the list again (a workspace switch, a finished turn, a delete)."""
         self.workspace = workspace
+        self._generation += 1
+        generation = self._generation
         if not workspace:
             self.show([])
             return
@@ -92,8 +96,9 @@ class ConversationList:
             data = (await self.ctx.api.ok("GET", list_url(workspace))).json()
         except Exception:  # noqa: BLE001 - the chat works without its list; the next refresh tries
             return
-        if workspace == self.workspace:  # not switched meanwhile
-            self.show(parse_listing(data))
+        if generation == self._generation:  # not switched or read again meanwhile
+            listed = parse_listing(data)
+            self.show([item for item in listed if item.conversation_id not in self._deleted])
 
     def show(self, items: list[Listed]) -> None:
         self.items = items
@@ -289,6 +294,7 @@ class ConversationList:
         for confirm in self.list.querySelectorAll(".confirm"):
             confirm.remove()  # answered: the list may be drawn again
         neighbour = after_delete(self._ids(), conversation_id)
+        self._deleted.add(conversation_id)
         self.show(without(self.items, conversation_id))
         self.on_deleted(conversation_id)
         self.say("Conversation deleted.")
