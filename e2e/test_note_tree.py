@@ -8,6 +8,7 @@ import uuid
 from playwright.sync_api import Page, expect
 
 from e2e.conftest import Server, put_note, sign_in, wait_ready
+from e2e.late_answers import Held
 
 FRAMES = "[data-testid=frame]"
 
@@ -23,8 +24,16 @@ def start_conversation(page: Page, server: Server, message: str) -> str:
     return conversation_id
 
 
+# Drawn after a load: the note tree and the chat (a restored conversation, or the suggestions
+# of an empty one); each adds Tab stops, so counting before either is in counts too few.
+SETTLED = """() => document.querySelector('[data-testid=note-link]')
+    && (document.querySelector('[data-testid=assistant-message]')
+        || document.querySelector('[data-testid=chat-suggestions]:not([hidden])'))"""
+
+
 def tabs_to_the_chat_box(page: Page) -> int:
     """Tab stops from the start of the page (its first one, the skip link) to the chat box."""
+    page.wait_for_function(SETTLED, timeout=15_000)
     first = page.evaluate("""() => [...document.querySelectorAll(
         'a[href], button, input, select, textarea, [tabindex]')].find(
         (el) => el.tabIndex >= 0 && el.checkVisibility() !== false)?.dataset.testid""")
@@ -142,3 +151,23 @@ def test_the_tree_keeps_one_tab_stop_after_a_reload(page: Page, server: Server) 
     expect(page.locator(".sidebar [data-testid=note-link]").first).to_be_visible()
     assert page.locator(".sidebar [role=tree] [tabindex='0']").count() == 1
     assert page.locator(".sidebar [role=tree] button:not([tabindex='-1'])").count() == 0
+
+
+def test_a_list_read_before_a_new_note_does_not_hide_it(page: Page, fresh_server: Server) -> None:
+    """The note list is read as the workspace opens; a note made before that answer comes back
+    reads the list again, and the older answer (without the new note) must not be drawn over
+    the newer one."""
+    held = Held(page, lambda url: url.endswith("/api/workspaces/personal/documents"))
+    alice = sign_in(page, fresh_server)
+    held.wait()
+    held.stop()
+    alice.get_by_test_id("note-new").click()
+    alice.get_by_test_id("note-new-path").fill("made-early.md")
+    alice.get_by_test_id("note-new-path").press("Enter")
+    new = alice.locator("[data-testid=note-link][data-path='made-early.md']")
+    expect(new).to_be_visible()
+
+    (stale,) = held.deliver_all()
+    assert "made-early.md" not in stale.text()  # read before the note was made
+    expect(new).to_be_visible()
+    expect(alice.locator("[data-testid=note-link][data-path='welcome.md']")).to_be_visible()

@@ -16,6 +16,7 @@ class FilesFrame(Frame):
 
     def __init__(self, frameset, frame_id: str) -> None:
         super().__init__(frameset, frame_id)
+        self._generation = 0  # moved by each load: only the latest one's answer is drawn
         refresh = h(
             "button",
             {"type": "button", "class": "small", "data-testid": "files-refresh"},
@@ -42,8 +43,10 @@ class FilesFrame(Frame):
             self.summary.textContent = "No workspace."
             self.table_host.replaceChildren()
             return
+        self._generation += 1
+        generation = self._generation
         loaded = await self.ctx.current_documents(self._say, "documents")
-        if loaded is None:
+        if loaded is None or generation != self._generation:  # a later load has the newer list
             return
         ws, docs = loaded
         self.set_title(f"Files — {ws}")

@@ -31,6 +31,7 @@ class NoteList:
         self.focus_after_load = False
         self.root = build_tree([])
         self.focus_key = ""  # the tree's one Tab stop (roving tabindex)
+        self._generation = 0  # moved by each load: only the latest one's answer is drawn
         self.new_button = h(
             "button",
             {
@@ -163,8 +164,10 @@ class NoteList:
         if not self.ctx.workspace_id:
             self.tree.replaceChildren()
             return
+        self._generation += 1
+        generation = self._generation
         loaded = await self.ctx.current_documents(self._say, "notes")
-        if loaded is None:
+        if loaded is None or generation != self._generation:  # a later load has the newer list
             return
         docs = loaded[1]
         paths = {d["path"] for d in docs}

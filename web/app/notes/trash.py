@@ -17,6 +17,7 @@ class Trash:
     def __init__(self, ctx, listeners) -> None:
         self.ctx, self.listeners = ctx, listeners
         self.rows: dict[str, object] = {}
+        self._generation = 0  # moved by each read: only the latest one's answer is drawn
         self.button = h(
             "button",
             {
@@ -79,10 +80,15 @@ class Trash:
         ws = self.ctx.workspace_id
         if not ws:
             return
+        self._generation += 1
+        generation = self._generation
         try:
             answer = (await self.ctx.api.ok("GET", trash_url(ws))).json()
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            self.status.textContent = f"Could not read the trash: {describe(exc)}"
+            if generation == self._generation:
+                self.status.textContent = f"Could not read the trash: {describe(exc)}"
+            return
+        if generation != self._generation:  # a later read (after a restore) has the newer list
             return
         entries = parse_trash(answer, datetime.now(UTC))
         self.rows = {}
