@@ -55,6 +55,7 @@ class FakeServer:
         self.carries: list[str | None] = []  # each PUT's fourth: the proposal it carries
         self.down = False
         self.hold: asyncio.Event | None = None
+        self.hold_reads: asyncio.Event | None = None  # a read answers late (with what it read)
         self.apply_then_fail = False
         self.gets = 0
 
@@ -80,9 +81,10 @@ class FakeServer:
         self.gets += 1
         if self.down:
             raise OfflineError("offline")
-        if self.text is None:
-            return None, None
-        return self.text, str(self.revision)
+        read = (None, None) if self.text is None else (self.text, str(self.revision))
+        if self.hold_reads is not None:
+            await self.hold_reads.wait()
+        return read
 
     def someone_else_saves(self, text: str) -> None:
         self.text, self.revision = text, self.revision + 1
@@ -394,6 +396,21 @@ def test_refresh_waits_for_a_save_in_flight_and_then_knows_it_was_its_own() -> N
         assert not refreshing.done()  # it waits for the save, however long that takes
         server.hold.set()
         assert await refreshing is None and server.gets == 0 and editor.text == "x\ny"
+
+    run(scenario())
+
+
+def test_a_copy_read_before_a_save_that_then_finished_does_not_undo_it() -> None:
+    async def scenario():
+        editor, server, saver, _ = make("a\nb\n", delay=0.01)
+        server.hold_reads = asyncio.Event()
+        refreshing = asyncio.ensure_future(saver.refresh("7"))  # an event: someone's save
+        await until(lambda: server.gets)  # the copy is read (without our next line)
+        editor.type("c\n")
+        assert await saver.flush() and server.text == "a\nb\nc\n"  # saved meanwhile
+        server.hold_reads.set()  # the older copy arrives after our save
+        assert await refreshing is None
+        assert editor.text == "a\nb\nc\n" and saver.state == SAVED and saver.revision == "2"
 
     run(scenario())
 

@@ -76,6 +76,7 @@ class Autosaver:
         self.delay, self.backoff = delay, backoff
         self._timer: asyncio.Task | None = None
         self._task: asyncio.Task | None = None
+        self._saves = 0  # save runs started: a copy read across one may be older than ours
         self._wake = asyncio.Event()
         self._syncing = asyncio.Lock()
         self.writable = True  # False for a reader: nothing is ever sent
@@ -224,12 +225,15 @@ class Autosaver:
                 await asyncio.shield(self._task)
             if hint is not None and hint == self.revision:
                 return None  # our own save coming back
+            saves = self._saves
             try:
                 text, revision = await self._latest()
             except Exception:  # noqa: BLE001 - offline or signed out: the stream says so
                 return None
-            if self._running():
-                return None  # a save started meanwhile: its 409 (if any) merges
+            if self._saves != saves:
+                # A save started meanwhile: its 409 (if any) merges. Even if it has finished,
+                # this copy may have been read before it: taking it would undo our text.
+                return None
             if text is None:
                 if not missing_is_gone:
                     return None
@@ -324,6 +328,7 @@ class Autosaver:
                 self._set(UNSAVABLE, self._unsavable_words)
             return
         if not self._running():
+            self._saves += 1
             self._task = asyncio.ensure_future(self._loop())
 
     async def _pause(self, seconds: float) -> None:
