@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from e2e.conftest import Server, new_context, sign_in, wait_ready
+from e2e.late_answers import Held
 from e2e.layout_helpers import reachable
 from support.servers import ServeProcess, clean_env
 
@@ -368,3 +369,23 @@ def test_every_dialog_fits_and_closes_on_escape(page: Page, server: Server, size
         page.keyboard.press("Escape")
         expect(box).not_to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+
+
+def test_an_invitations_list_read_before_an_invite_does_not_hide_it(
+    page: Page, fresh_server: Server
+) -> None:
+    """The dialog reads the open invitations as it opens; an invitation made before that answer
+    comes back reads them again, and the older answer must not be drawn over the newer one."""
+    sign_in(page, fresh_server)  # alice, owner of team
+    page.get_by_test_id("workspace-select").select_option("team")
+    held = Held(page, lambda url: url.endswith("/api/workspaces/team/invitations"))
+    page.get_by_test_id("members-open").click()
+    held.wait()
+    held.stop()
+    create_invitation(page, "editor")
+    rows = page.get_by_test_id("invite-list").get_by_test_id("invite-row")
+    expect(rows).to_have_count(1)
+
+    (stale,) = held.deliver_all()
+    assert stale.json()["invitations"] == []  # read before the invitation was made
+    expect(rows).to_have_count(1)

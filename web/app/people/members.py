@@ -58,6 +58,7 @@ class MembersDialog:
         listeners = frame.listeners
         self.ws: str | None = None
         self._link = ""
+        self._invitations_read = 0  # moved by each read of the invitations
         self.rows = h("ul", {"class": "member-list", "data-testid": "member-list"})
         # Owners only: the workspace's name and its deletion.
         self.rename_input = h(
@@ -327,10 +328,17 @@ class MembersDialog:
     # -- invitations --------------------------------------------------------------------
 
     async def _load_invitations(self) -> None:
+        # Read as the dialog opens and again after an invite or a revoke: only the latest
+        # read is drawn (one started before an invite would draw the list without it).
+        self._invitations_read += 1
+        read = self._invitations_read
         try:
             answer = (await self.ctx.api.ok("GET", invitations_url(self.ws))).json()
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            self.frame.say(f"Could not list the invitations: {describe(exc)}")
+            if read == self._invitations_read:
+                self.frame.say(f"Could not list the invitations: {describe(exc)}")
+            return
+        if read != self._invitations_read:
             return
         entries = answer.get("invitations", []) if isinstance(answer, dict) else answer or []
         items = []
