@@ -25,6 +25,18 @@ def test_a_card_this_window_settled_stays_to_show_its_outcome():
     assert (add, drop) == ([], ["b"])
 
 
+def test_a_list_read_before_this_window_settled_a_card_does_not_bring_it_back():
+    # Applied here, then dismissed: a poll that left before the Apply still lists it pending.
+    add, drop = reconcile([], {"a"}, [_p("a"), _p("b")])
+    assert ([p["proposalId"] for p in add], drop) == (["b"], [])
+
+
+def test_a_card_being_applied_is_not_dropped_under_the_user():
+    # The server settled it; this window's Apply has not heard back yet.
+    add, drop = reconcile(["a", "b"], set(), [], working={"a"})
+    assert (add, drop) == ([], ["b"])
+
+
 def test_malformed_entries_are_ignored():
     add, _ = reconcile([], set(), [{"path": "x"}, {"proposalId": 5}, _p("ok")])
     assert [p["proposalId"] for p in add] == ["ok"]

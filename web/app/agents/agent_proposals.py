@@ -28,6 +28,7 @@ class AgentProposals:
         self.ctx, self.listeners = ctx, listeners
         self.cards: dict[str, tuple[ProposalCard, object]] = {}
         self.settled: set[str] = set()
+        self._reads = 0  # moved by each read: an older read answering last is not drawn
         self.el = h(
             "section",
             {
@@ -52,14 +53,17 @@ class AgentProposals:
             await asyncio.sleep(POLL_SECONDS)
 
     async def refresh(self) -> None:
+        self._reads += 1
+        read = self._reads
         try:
             reply = await self.ctx.api.call("GET", URL + PENDING_QUERY)
         except Exception:  # noqa: BLE001 - offline: the next poll asks again
             return
-        if reply.status != 200:
+        if reply.status != 200 or read != self._reads:  # a poll and a return to view overlap
             return
         pending = (reply.json() or {}).get("proposals") or []
-        add, drop = reconcile(list(self.cards), self.settled, pending)
+        working = {pid for pid, (card, _) in self.cards.items() if card.busy}
+        add, drop = reconcile(list(self.cards), self.settled, pending, working)
         for pid in drop:
             self.cards.pop(pid)[1].remove()
         for proposal in add:
