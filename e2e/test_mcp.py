@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from e2e.ambient_helpers import editor_text, inbox, open_note
 from e2e.conftest import Server, new_context, sign_in, wait_ready
+from e2e.late_answers import Held
 from tests.mcp_client import agent_http
 
 POLL_SECONDS = 10
@@ -288,3 +289,29 @@ def test_the_token_panel_creates_copies_lists_and_revokes(alice: Page, mcp_serve
     assert mcp_status(base, token) == 401
     panel.get_by_test_id("sharing-close").click()
     expect(panel).to_be_hidden()
+
+
+def test_a_late_sharing_answer_does_not_turn_sharing_off_again(
+    browser: Browser, mcp_server: Server
+) -> None:
+    """The window asks whether sharing is on as the workspace opens; when that answer (off)
+    comes back after the user switched sharing on, it is older than the switch: the window
+    keeps publishing."""
+    base = mcp_server.url
+    context = new_context(browser)
+    page = context.new_page()
+    held = Held(page, lambda url: url.endswith("/api/active-note/sharing"))
+    try:
+        sign_in(page, mcp_server)
+        held.wait()
+        held.stop()
+        token = api_token(page, mcp_server)
+        set_sharing(page, True)
+
+        (stale,) = held.deliver_all()
+        assert stale.json()["enabled"] is False  # read before the switch
+        open_note(page, "welcome.md")
+        active(base, token, lambda r: r.get("path") == "welcome.md", "welcome.md")
+    finally:
+        page.request.put(f"{base}/api/active-note/sharing", data={"enabled": False})
+        context.close()
