@@ -315,3 +315,24 @@ def test_a_late_sharing_answer_does_not_turn_sharing_off_again(
     finally:
         page.request.put(f"{base}/api/active-note/sharing", data={"enabled": False})
         context.close()
+
+
+def test_a_token_list_read_before_a_new_token_does_not_hide_it(alice: Page, mcp_server: Server):
+    """The panel reads the tokens as it opens; a token made before that answer comes back
+    reads them again, and the older list must not be drawn over the newer one."""
+    held = Held(alice, lambda url: url.endswith("/api/tokens"))
+    panel = open_panel(alice)
+    held.wait()
+    held.stop()
+    panel.get_by_test_id("token-name").fill("Made early")
+    panel.get_by_test_id("token-create").click()
+    row = panel.get_by_test_id("token-list").locator(
+        '[data-testid="token-row"]', has_text="Made early"
+    )
+    expect(row).to_have_count(1)
+
+    (stale,) = held.deliver_all()
+    assert "Made early" not in stale.text()  # read before the token was made
+    expect(row).to_have_count(1)
+    row.get_by_test_id("token-revoke").click()
+    expect(row).to_have_count(0)

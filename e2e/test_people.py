@@ -389,3 +389,77 @@ def test_an_invitations_list_read_before_an_invite_does_not_hide_it(
     (stale,) = held.deliver_all()
     assert stale.json()["invitations"] == []  # read before the invitation was made
     expect(rows).to_have_count(1)
+
+
+def test_a_members_list_read_for_the_last_workspace_is_not_drawn_in_this_one(
+    page: Page, fresh_server: Server
+) -> None:
+    """The dialog opened, closed before its members came, the workspace switched, the dialog
+    opened again: the first workspace's late answer must not be drawn under the second's name
+    (its rows would send their role changes to the workspace now open)."""
+    sign_in(page, fresh_server)  # alice, in her personal workspace
+    held = Held(page, lambda url: url.endswith("/api/workspaces/personal/members"))
+    page.get_by_test_id("members-open").click()
+    held.wait()
+    held.stop()
+    page.get_by_test_id("members-dialog-close").click()
+    page.get_by_test_id("workspace-select").select_option("team")
+    page.get_by_test_id("members-open").click()
+    expect(member(page, "bob")).to_have_attribute("data-role", "editor")
+
+    (stale,) = held.deliver_all()
+    assert [m["username"] for m in stale.json()["members"]] == ["alice"]  # personal's
+    expect(member(page, "bob")).to_have_attribute("data-role", "editor")
+    expect(page.get_by_test_id("member-list").get_by_test_id("member-row")).to_have_count(2)
+
+
+def test_a_users_list_read_before_a_new_user_does_not_hide_it(
+    page: Page, fresh_server: Server
+) -> None:
+    """The Users dialog reads the accounts as it opens; an account added before that answer
+    comes back reads them again, and the older list must not be drawn over the newer one."""
+    sign_in(page, fresh_server)  # alice, an administrator
+    held = Held(page, lambda url: url.endswith("/api/admin/users"))
+    page.get_by_test_id("users-open").click()
+    held.wait()
+    held.stop()
+    page.get_by_test_id("user-new-username").fill("dana")
+    page.get_by_test_id("user-new-password").fill(PASSWORD)
+    page.get_by_test_id("user-create").click()
+    dana = page.locator("[data-testid=user-row][data-username=dana]")
+    expect(dana).to_be_visible()
+
+    (stale,) = held.deliver_all()
+    assert "dana" not in stale.text()  # read before the account was added
+    expect(dana).to_be_visible()
+
+
+def test_a_sign_ins_list_read_before_one_was_ended_does_not_bring_it_back(
+    browser: Browser, page: Page, fresh_server: Server
+) -> None:
+    """The account dialog reads the sign-ins each time it opens, and shows the last opening's
+    rows meanwhile; one ended from those rows reads them again, and the opening's older answer
+    must not bring the ended sign-in back."""
+    mine = sign_in(page, fresh_server)
+    other = new_context(browser)
+    try:
+        sign_in(other.new_page(), fresh_server)
+        sessions = mine.get_by_test_id("session-list").get_by_test_id("session-row")
+        mine.get_by_test_id("account-open").click()
+        expect(sessions).to_have_count(2)
+        mine.get_by_test_id("account-dialog-close").click()
+
+        held = Held(mine, lambda url: url.endswith("/api/account/sessions"))
+        mine.get_by_test_id("account-open").click()
+        held.wait()
+        held.stop()
+        mine.locator("[data-testid=session-row][data-current=false]").get_by_test_id(
+            "session-end"
+        ).click()
+        expect(sessions).to_have_count(1)
+
+        (stale,) = held.deliver_all()
+        assert len(stale.json()["sessions"]) == 2  # read before the sign-in was ended
+        expect(sessions).to_have_count(1)
+    finally:
+        other.close()

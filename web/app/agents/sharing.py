@@ -200,6 +200,7 @@ class SharingPanel:
         self.listeners.on(self.dialog, "close", lambda event: self._hide_created())
         self._token_text = ""
         self._switch_moves = 0
+        self._generation = 0  # moved by each read: only the latest one's answer is drawn
 
     def say(self, text: str) -> None:
         self.status.textContent = text
@@ -222,11 +223,16 @@ class SharingPanel:
         # A switch moved while this read was on its way wins over what the read says: the read
         # may have been answered before the change was saved.
         moves = self._switch_moves
+        self._generation += 1
+        generation = self._generation
         try:
             sharing = (await self.ctx.api.ok("GET", SHARING_URL)).json()
             tokens = (await self.ctx.api.ok("GET", TOKENS_URL)).json()
         except Exception as exc:  # noqa: BLE001 - said in the panel
-            self.say(f"Could not load your settings: {describe(exc)}")
+            if generation == self._generation:
+                self.say(f"Could not load your settings: {describe(exc)}")
+            return
+        if generation != self._generation:  # read again (after a create or a revoke) meanwhile
             return
         if moves == self._switch_moves:
             self._show_switch(bool(sharing.get("enabled")))

@@ -22,6 +22,7 @@ def account_button(ctx, shell):
 class AccountDialog:
     def __init__(self, ctx, shell) -> None:
         self.ctx = ctx
+        self._generation = 0  # moved by each read: only the latest one's answer is drawn
         self.frame = frame = Dialog(shell, key="account-dialog", title="Your account")
         listeners = frame.listeners
         self.current = h(
@@ -100,10 +101,15 @@ class AccountDialog:
         await self._load()
 
     async def _load(self) -> None:
+        self._generation += 1
+        generation = self._generation
         try:
             answer = (await self.ctx.api.ok("GET", ACCOUNT_SESSIONS_URL)).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            self.frame.say(f"Could not list your sign-ins: {describe(exc)}")
+            if generation == self._generation:
+                self.frame.say(f"Could not list your sign-ins: {describe(exc)}")
+            return
+        if generation != self._generation:  # read again (after ending a sign-in) meanwhile
             return
         rows = []
         for entry in answer.get("sessions", []):

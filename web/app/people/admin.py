@@ -16,6 +16,7 @@ def users_button(ctx, shell):
 class UsersDialog:
     def __init__(self, ctx, shell) -> None:
         self.ctx = ctx
+        self._generation = 0  # moved by each read: only the latest one's answer is drawn
         self.frame = frame = Dialog(shell, key="users-dialog", title="Users")
         self.username = h(
             "input",
@@ -86,10 +87,15 @@ class UsersDialog:
         await self._load()
 
     async def _load(self) -> None:
+        self._generation += 1
+        generation = self._generation
         try:
             answer = (await self.ctx.api.ok("GET", ADMIN_USERS_URL)).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            self.frame.say(f"Could not list the users: {describe(exc)}")
+            if generation == self._generation:
+                self.frame.say(f"Could not list the users: {describe(exc)}")
+            return
+        if generation != self._generation:  # read again (after a change) meanwhile
             return
         me = (self.ctx.user or {}).get("username")
         rows = []

@@ -59,6 +59,7 @@ class MembersDialog:
         self.ws: str | None = None
         self._link = ""
         self._invitations_read = 0  # moved by each read of the invitations
+        self._members_read = 0  # moved by each read of the members (and each opening)
         self.rows = h("ul", {"class": "member-list", "data-testid": "member-list"})
         # Owners only: the workspace's name and its deletion.
         self.rename_input = h(
@@ -192,10 +193,18 @@ class MembersDialog:
         owner = is_owner(self.role)
         self.settings.hidden = not owner
         self.invitations.hidden = not owner
+        # Only the latest read is drawn: an older one may be another workspace's (the dialog
+        # closed, the workspace switched and the dialog opened again before it answered),
+        # whose rows would then send their role changes to this one.
+        self._members_read += 1
+        read = self._members_read
         try:
             answer = (await self.ctx.api.ok("GET", members_url(self.ws))).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            self.frame.say(f"Could not list the members: {describe(exc)}")
+            if read == self._members_read:
+                self.frame.say(f"Could not list the members: {describe(exc)}")
+            return
+        if read != self._members_read:
             return
         self._draw_members(answer.get("members", []))
         if owner:
