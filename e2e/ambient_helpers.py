@@ -97,6 +97,9 @@ def send(page: Page, message: str, *, assistant: Locator | None = None) -> Turn:
         scope.get_by_test_id("assistant-send").click()
     request = info.value
     expect(replies).to_have_count(before + 1, timeout=30_000)
+    # The turn is over (the reply shows a moment before): the next click is not refused as
+    # "wait for the reply", and the conversation list's read after the turn has started.
+    expect(scope.get_by_test_id("assistant-send")).to_be_enabled()
     return Turn(
         request.all_headers(),
         json.loads(request.post_data or "{}"),

@@ -295,11 +295,14 @@ def test_a_list_read_before_a_delete_does_not_bring_the_row_back(small: Page, se
     must not show the deleted one again."""
     page = small
     first = send(page, "a conversation to delete").body["conversationId"]
+    expect(item(page, first)).to_be_visible()  # the list's read after the turn has answered
     assistant(page).get_by_test_id("conversation-new").click()
+    expect(messages(page)).to_have_count(0)
     held = Held(page, lambda url: "/api/assistant/conversations?" in url)
-    send(page, "a second one, whose turn reads the list again")
+    second = send(page, "a second one, whose turn reads the list again").body["conversationId"]
     held.wait()
     held.stop()
+    assert second in held.answers[0][1].text()  # the read after the second turn
     row = assistant(page).locator(f'li.conversation[data-conversation-id="{first}"]')
     row.get_by_test_id("conversation-delete").click()
     row.get_by_test_id("conversation-delete-confirm").click()
@@ -307,11 +310,11 @@ def test_a_list_read_before_a_delete_does_not_bring_the_row_back(small: Page, se
 
     (stale,) = held.deliver_all()
     assert first in stale.text()  # read before the delete
+    expect(item(page, second)).to_be_visible()  # what the answer has that is new: drawn
     expect(item(page, first)).to_have_count(0)
-    expect(assistant(page).get_by_test_id("conversation-item")).to_have_count(1)
     page.reload()  # the next read has the second conversation, still not the first
     wait_ready(page)
-    expect(assistant(page).get_by_test_id("conversation-item")).to_have_count(1)
+    expect(item(page, second)).to_be_visible()
     expect(item(page, first)).to_have_count(0)
 
 
@@ -320,6 +323,7 @@ def test_a_conversation_pressed_twice_shows_its_messages_once(small: Page, serve
     (each read would add them to the chat: every message twice)."""
     page = small
     first = send(page, "the one pressed twice").body["conversationId"]
+    expect(item(page, first)).to_be_visible()
     assistant(page).get_by_test_id("conversation-new").click()
     expect(messages(page)).to_have_count(0)
     held = Held(page, lambda url: url.endswith(f"/api/assistant/conversations/{first}"))
