@@ -337,3 +337,48 @@ def test_a_conversation_pressed_twice_shows_its_messages_once(small: Page, serve
     expect(messages(page)).to_have_count(2)
     assert messages(page).count() == 2  # taken every answer: still once
     expect(messages(page).first).to_have_text("the one pressed twice")
+
+
+def test_a_message_sent_while_a_conversation_loads_follows_its_messages(
+    small: Page, server: Server
+):
+    """Sent before the resumed conversation's messages have come, a message waits for them and
+    shows after them, where the server keeps it; pressing New chat meanwhile gives it back."""
+    page = small
+    first = send(page, "the earlier question").body["conversationId"]
+    expect(item(page, first)).to_be_visible()
+    box = assistant(page).get_by_test_id("assistant-input")
+
+    def open_first_held() -> Held:
+        assistant(page).get_by_test_id("conversation-new").click()
+        expect(messages(page)).to_have_count(0)
+        held = Held(page, lambda url: url.endswith(f"/api/assistant/conversations/{first}"))
+        item(page, first).click()
+        held.wait()
+        held.stop()
+        return held
+
+    # New chat while the message waits: nothing is sent, the message is back in its box.
+    held = open_first_held()
+    box.fill("not for this one after all")
+    box.press("Enter")
+    expect(assistant(page).locator(".assistant-status")).to_have_text("Loading the conversation…")
+    assistant(page).get_by_test_id("conversation-new").click()
+    expect(box).to_have_value("not for this one after all")
+    held.deliver_all()
+    expect(messages(page)).to_have_count(0)
+
+    held = open_first_held()
+    box.fill("and a later one")
+    with page.expect_request(lambda r: r.url.endswith(TURNS) and r.method == "POST") as sent:
+        box.press("Enter")
+        page.evaluate(SETTLE)
+        held.deliver_all()  # the earlier turn's two messages come after the new one was sent
+    assert json.loads(sent.value.post_data or "{}")["conversationId"] == first
+    expect(messages(page)).to_have_count(4, timeout=30_000)
+    texts = messages(page).all_inner_texts()
+    assert texts[0] == "the earlier question" and texts[2] == "and a later one", texts
+    page.reload()  # the server keeps them in the same order
+    wait_ready(page)
+    expect(messages(page)).to_have_count(4)
+    assert messages(page).all_inner_texts()[2] == "and a later one"

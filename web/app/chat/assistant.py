@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 
@@ -61,7 +62,9 @@ class ChatView:
             storage=self.storage,
             pending=lambda: ctx.background_savers,
         )
-        self._restoring = False
+        self._restored = asyncio.Event()  # clear while a conversation's messages are on their way
+        self._restored.set()
+        self._held = False  # a message sent while restoring waits for the restored ones
         self._shown = 0  # moved by each clear of the log: a restore for an older one is stale
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
@@ -295,8 +298,15 @@ class ChatView:
         self._focused_message = None  # another conversation: its newest message is the stop
         self.log.replaceChildren()
         self._shown += 1
-        self._restoring = restoring
+        if restoring:
+            self._restored.clear()
+        else:
+            self._restored.set()
         self._sync_empty()
+
+    @property
+    def _restoring(self) -> bool:
+        return not self._restored.is_set()
 
     def _sync_empty(self) -> None:
         """An empty chat (not one still loading) offers a few requests it can do."""
@@ -337,7 +347,7 @@ class ChatView:
                 )
         finally:
             if conversation_id == self.chat.conversation_id and shown == self._shown:
-                self._restoring = False
+                self._restored.set()
                 self._sync_empty()
 
     def _suggestion_click(self, event) -> None:
@@ -485,10 +495,15 @@ class ChatView:
 
     async def send(self) -> None:
         message = self.input.value.strip()
-        if not self.chat.can_send(message):
+        if not self.chat.can_send(message) or self._held:
             return
         self.send_button.disabled = True
         self.input.value = ""  # what the user types next is theirs; restored only on failure
+        if self._restoring and not await self._after_restore():
+            if not self.input.value:  # another conversation meanwhile: the message is kept
+                self.input.value = message
+            self.send_button.disabled = False
+            return
         self.add_message("user", message)
         self.status.textContent = "Working…"
         self._abort = AbortController.new()
@@ -541,6 +556,18 @@ class ChatView:
                 replace=live,
             )
         self.status.textContent = ""
+
+    async def _after_restore(self) -> bool:
+        """Wait until the conversation's earlier messages are shown, so that one sent while
+        they were on their way follows them; False if the user left the conversation meanwhile."""
+        conversation, self._held = self.chat.conversation_id, True
+        self.status.textContent = "Loading the conversation…"
+        try:
+            await self._restored.wait()
+        finally:
+            self._held = False
+        self.status.textContent = ""
+        return conversation == self.chat.conversation_id
 
     def stop(self) -> None:
         """Stop: abort the turn's fetch and stop waiting for it."""
