@@ -143,3 +143,28 @@ def test_key_sessions_are_asked_once_per_workspace_through_the_api():
     first, second = asyncio.run(twice())
     assert first == second == "key-1"
     assert api.posts == ["/api/workspaces/team/key-sessions"]
+
+
+class LinkedFrame:
+    """An Inbox frame as the context sees it: told when the listed notes change."""
+
+    def __init__(self) -> None:
+        self.told = 0
+
+    def links_changed(self) -> None:
+        self.told += 1
+
+
+def test_a_new_listing_from_anyone_re_resolves_the_open_previews_once():
+    """The note list, the quick switcher and a pop-out all list the notes. Whichever comes
+    first, a Preview drawn before it is told (its links were checked against nothing), and
+    the same listing again tells nobody."""
+    app = make()
+    preview, plain = LinkedFrame(), FakeFrame(saved=True)
+    app.frameset = FakeFrameset([preview, plain])
+    app.set_known_paths({"a.md", "b.md"})  # the quick switcher, before the note list
+    assert app.known_paths == {"a.md", "b.md"} and preview.told == 1
+    app.set_known_paths({"b.md", "a.md"})  # the note list's answer: the same notes
+    assert preview.told == 1
+    app.set_known_paths({"a.md"})  # a note went away
+    assert app.known_paths == {"a.md"} and preview.told == 2

@@ -119,6 +119,17 @@ class App:
                 for callback in list(self._role_callbacks):
                     callback(role)
 
+    def set_known_paths(self, paths: set[str]) -> None:
+        """The workspace's notes as just listed (by the note list, the quick switcher or a
+        pop-out). A Preview drawn against an older list re-resolves its links: whichever
+        listing comes first, none leaves a link marked missing."""
+        if paths == self.known_paths:
+            return
+        self.known_paths = set(paths)
+        for frame in self.frameset.frames() if self.frameset else []:
+            if hasattr(frame, "links_changed"):
+                frame.links_changed()
+
     # -- notifications -------------------------------------------------------------------
 
     def workspace_changed(self) -> None:

@@ -78,7 +78,7 @@ async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
         return
     ctx.workspace_id = ws
     try:
-        ctx.known_paths = {d["path"] for d in await ctx.api.documents(ws)}  # for links
+        ctx.set_known_paths({d["path"] for d in await ctx.api.documents(ws)})  # for links
     except Exception as exc:  # noqa: BLE001 - links just show unchecked; say why
         shell.say(f"Could not list the notes: {describe(exc)}")
     frameset = ctx.frameset = shell.frameset = Frameset(ctx, main)

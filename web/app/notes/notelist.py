@@ -171,8 +171,7 @@ class NoteList:
             return
         docs = loaded[1]
         paths = {d["path"] for d in docs}
-        changed = paths != self.ctx.known_paths
-        self.ctx.known_paths = paths
+        self.ctx.set_known_paths(paths)
         empty = "No notes yet. Create one with New note." if self.ctx.can_edit else "No notes yet."
         self.status.textContent = "" if docs else empty
         self.folders = {f for f in self.folders if not any(p.startswith(f) for p in paths)}
@@ -181,10 +180,6 @@ class NoteList:
         self.new_folder.button.hidden = not self.ctx.can_edit
         self.tree.replaceChildren(self._folder(self.root, top=True))
         self._rove()
-        if changed:  # a Preview drawn before the list arrived re-resolves its links now
-            for frame in self.ctx.frameset.frames() if self.ctx.frameset else []:
-                if hasattr(frame, "links_changed"):
-                    frame.links_changed()
         if self.focus_after_load:
             self.focus_after_load = False
             if document.activeElement and document.activeElement != document.body:

@@ -90,7 +90,7 @@ class QuickOpen:
     async def _load_paths(self, workspace_id: str) -> None:
         docs = await self.ctx.api.documents(workspace_id)
         if self.ctx.workspace_id == workspace_id and not self.ctx.known_paths:
-            self.ctx.known_paths = {d["path"] for d in docs}
+            self.ctx.set_known_paths({d["path"] for d in docs})
         if self.is_open:
             self._filter()  # what was typed meanwhile now finds its notes
 
