@@ -19,6 +19,7 @@ from pyscript.js_modules import editor
 from app.agents.agent_proposals_model import PENDING_QUERY, POLL_SECONDS, URL, reconcile, title
 from app.chat.proposal_card import PENDING, ProposalCard
 from app.dom import h, spawn
+from app.latest_model import Latest
 
 
 class AgentProposals:
@@ -28,7 +29,7 @@ class AgentProposals:
         self.ctx, self.listeners = ctx, listeners
         self.cards: dict[str, tuple[ProposalCard, object]] = {}
         self.settled: set[str] = set()
-        self._reads = 0  # moved by each read: an older read answering last is not drawn
+        self._reads = Latest()  # moved by each read: an older read answering last is not drawn
         self.el = h(
             "section",
             {
@@ -53,13 +54,12 @@ class AgentProposals:
             await asyncio.sleep(POLL_SECONDS)
 
     async def refresh(self) -> None:
-        self._reads += 1
-        read = self._reads
+        latest = self._reads.start()
         try:
             reply = await self.ctx.api.call("GET", URL + PENDING_QUERY)
         except Exception:  # noqa: BLE001 - offline: the next poll asks again
             return
-        if reply.status != 200 or read != self._reads:  # a poll and a return to view overlap
+        if reply.status != 200 or not latest():  # a poll and a return to view overlap
             return
         pending = (reply.json() or {}).get("proposals") or []
         working = {pid for pid, (card, _) in self.cards.items() if card.busy}

@@ -29,6 +29,7 @@ from app.agents.publish_model import (
     pointer_wire,
 )
 from app.dom import guard, spawn
+from app.latest_model import Latest
 
 CHANNEL = "ana-active-note-sharing"  # tells this user's other windows the switch moved
 
@@ -52,7 +53,7 @@ class WindowPublisher:
         self._pending = Pending()  # the strongest reason waiting to be published
         self._running = False
         self._keep = []
-        self._turns = 0  # moved by each read of the switch and each move of it here
+        self._reads = Latest()  # moved by each read of the switch and each move of it here
         ctx.store.subscribe(lambda: self.request(CHANGE))
         ctx.on_workspace_change(self._on_workspace)
         self._pause = create_proxy(guard(lambda *a: self.request(PAUSE)))
@@ -83,13 +84,12 @@ class WindowPublisher:
         An answer is dropped when the switch moved here, or was read again, meanwhile: it
         may have been read before the move and would undo it.
         """
-        self._turns += 1
-        turn = self._turns
+        latest = self._reads.start()
         try:
             reply = await self.ctx.api.call("GET", SHARING_URL)
         except Exception:  # noqa: BLE001 - offline: keep the state; the next event asks again
             return
-        if turn != self._turns:
+        if not latest():
             return
         if reply.status == 200:
             self._apply(bool(reply.json().get("enabled")))
@@ -108,7 +108,7 @@ class WindowPublisher:
 
     def switched(self, enabled: bool) -> None:
         """This window's panel moved the switch: apply it here and tell the other windows."""
-        self._turns += 1
+        self._reads.move()
         self._apply(enabled)
         self.channel.postMessage("changed")
 

@@ -18,6 +18,7 @@ from app.agents.publish_model import SHARING_URL
 from app.agents.publisher import start_publisher
 from app.api_model import describe
 from app.dom import column_heads, h
+from app.latest_model import Latest
 
 TOKENS_URL = "/api/tokens"
 EXPIRY_DAYS = ((7, "7 days"), (30, "30 days"), (90, "90 days"), (365, "1 year"))
@@ -199,8 +200,8 @@ class SharingPanel:
         self.listeners.on(self.created, "click", self._on_copy)
         self.listeners.on(self.dialog, "close", lambda event: self._hide_created())
         self._token_text = ""
-        self._switch_moves = 0
-        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._switch_moves = Latest()
+        self._reads = Latest()  # moved by each read: only the latest one's answer is drawn
 
     def say(self, text: str) -> None:
         self.status.textContent = text
@@ -222,19 +223,18 @@ class SharingPanel:
     async def _load(self) -> None:
         # A switch moved while this read was on its way wins over what the read says: the read
         # may have been answered before the change was saved.
-        moves = self._switch_moves
-        self._generation += 1
-        generation = self._generation
+        unmoved = self._switch_moves.since()
+        latest = self._reads.start()
         try:
             sharing = (await self.ctx.api.ok("GET", SHARING_URL)).json()
             tokens = (await self.ctx.api.ok("GET", TOKENS_URL)).json()
         except Exception as exc:  # noqa: BLE001 - said in the panel
-            if generation == self._generation:
+            if latest():
                 self.say(f"Could not load your settings: {describe(exc)}")
             return
-        if generation != self._generation:  # read again (after a create or a revoke) meanwhile
+        if not latest():  # read again (after a create or a revoke) meanwhile
             return
-        if moves == self._switch_moves:
+        if unmoved():
             self._show_switch(bool(sharing.get("enabled")))
         self._draw_workspaces()
         self._draw_tokens(tokens)
@@ -275,7 +275,7 @@ class SharingPanel:
         self.switch.setAttribute("aria-checked", "true" if enabled else "false")
 
     async def _on_switch(self, event) -> None:
-        self._switch_moves += 1
+        self._switch_moves.move()
         wanted = bool(self.switch.checked)
         self.switch.disabled = True
         try:

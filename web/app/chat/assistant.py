@@ -25,6 +25,7 @@ from app.chat.proposal_card import ProposalCard, is_proposal
 from app.chat.reply_model import render as render_reply
 from app.chat.stream_model import STREAM_TYPE, TurnStream
 from app.dom import Listeners, h, spawn
+from app.latest_model import Check, Latest
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
 PLACEHOLDER = "Ask about this note… (Enter to send, Shift+Enter for a new line)"
@@ -65,7 +66,7 @@ class ChatView:
         self._restored = asyncio.Event()  # clear while a conversation's messages are on their way
         self._restored.set()
         self._held = False  # a message sent while restoring waits for the restored ones
-        self._shown = 0  # moved by each clear of the log: a restore for an older one is stale
+        self._shown = Latest()  # moved by each clear of the log: an older one's restore is stale
         self._build()
         self._unsubscribe = ctx.store.subscribe(self.render_chip)
         self._unwatch = ctx.on_workspace_change(self._workspace_changed)
@@ -282,7 +283,7 @@ class ChatView:
         self.status.textContent = ""
         self.render_chip()  # the ambient toggle is per conversation
         self.conversations.mark()
-        spawn(self._restore(conversation_id, self._shown))
+        spawn(self._restore(conversation_id, self._shown.since()))
         self.input.focus()
 
     def _deleted(self, conversation_id: str) -> None:
@@ -297,7 +298,7 @@ class ChatView:
     def _clear(self, restoring: bool = False) -> None:
         self._focused_message = None  # another conversation: its newest message is the stop
         self.log.replaceChildren()
-        self._shown += 1
+        self._shown.move()
         if restoring:
             self._restored.clear()
         else:
@@ -323,10 +324,10 @@ class ChatView:
         self.conversations.mark()
         spawn(self.conversations.refresh(self.ctx.workspace_id))
         if resumed:
-            spawn(self._restore(self.chat.conversation_id, self._shown))
+            spawn(self._restore(self.chat.conversation_id, self._shown.since()))
 
-    async def _restore(self, conversation_id: str, shown: int) -> None:
-        """Fill the log cleared as `shown` with the conversation's messages; not a later log
+    async def _restore(self, conversation_id: str, shown: Check) -> None:
+        """Fill the log, while `shown` holds, with the conversation's messages; not a later log
         (another conversation, or this one opened again: its own restore fills that)."""
         try:
             try:
@@ -334,7 +335,7 @@ class ChatView:
             except Exception:  # noqa: BLE001 - a 404 before the first turn: an empty chat is right
                 return
             data = reply.json() or {}
-            if conversation_id != self.chat.conversation_id or shown != self._shown:
+            if conversation_id != self.chat.conversation_id or not shown():
                 return
             outcomes = proposals_by_id(data)  # each card's outcome, in this one answer
             for message in data.get("messages", []):
@@ -346,7 +347,7 @@ class ChatView:
                     outcomes=outcomes,
                 )
         finally:
-            if conversation_id == self.chat.conversation_id and shown == self._shown:
+            if conversation_id == self.chat.conversation_id and shown():
                 self._restored.set()
                 self._sync_empty()
 

@@ -20,6 +20,7 @@ from app.chat.conversation_model import (
     without,
 )
 from app.dom import Listeners, h, spawn
+from app.latest_model import Latest
 from app.notes.roving_model import after_delete, tab_stop
 
 OPEN_KEY = "ana.conversations.open"  # localStorage: "0" when the user folded the list
@@ -50,7 +51,7 @@ class ConversationList:
         self.current = current  # the open conversation's id
         self.focused: str | None = None  # the row last focused: the list's Tab stop
         self.workspace: str | None = None
-        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each read: only the latest one's answer is drawn
         self._deleted: set[str] = set()  # from here: a list read before the delete still has it
         expanded = storage.get(OPEN_KEY) != "0"
         self.toggle = h(
@@ -87,8 +88,7 @@ class ConversationList:
     async def refresh(self, workspace: str | None) -> None:
         """Read the list again (a workspace switch, a finished turn, a delete)."""
         self.workspace = workspace
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         if not workspace:
             self.show([])
             return
@@ -96,7 +96,7 @@ class ConversationList:
             data = (await self.ctx.api.ok("GET", list_url(workspace))).json()
         except Exception:  # noqa: BLE001 - the chat works without its list; the next refresh tries
             return
-        if generation == self._generation:  # not switched or read again meanwhile
+        if latest():  # not switched or read again meanwhile
             listed = parse_listing(data)
             self.show([item for item in listed if item.conversation_id not in self._deleted])
 

@@ -17,6 +17,7 @@ from app.chat.inline_model import (
     request_body,
 )
 from app.dom import guard, h
+from app.latest_model import Latest
 
 CLOSED, PROMPT, WAITING, PREVIEW, MESSAGE = "closed", "prompt", "waiting", "preview", "message"
 REQUEST_TIMEOUT = 60.0  # a configured model may take its own timeout (30 s) and then some
@@ -40,7 +41,7 @@ class InlineCommand:
         self._start = self._end = 0  # its CodeMirror positions (UTF-16 units)
         self._around: tuple[str, str] = ("", "")  # all the text around it, until sent
         self._replacement = ""
-        self._generation = 0
+        self._asks = Latest()
         self.button = h(
             "button",
             {
@@ -149,8 +150,7 @@ class InlineCommand:
         if problem is not None:
             self._show_message(problem)
             return
-        self._generation += 1
-        generation = self._generation
+        latest = self._asks.start()
         self.input.readOnly = True  # not disabled: that would drop the focus out of the panel
         self._draw(WAITING)
         try:
@@ -158,7 +158,7 @@ class InlineCommand:
             outcome = read_answer(reply.status, reply.text)
         except Exception as exc:  # noqa: BLE001 - offline or a timeout: said in the panel
             outcome = Outcome(None, describe(exc))
-        if generation != self._generation or self.state != WAITING:
+        if not latest() or self.state != WAITING:
             return  # closed, or asked again, meanwhile
         if not self._alive():
             self._reset()  # the frame shows another note now: the answer has nowhere to go
@@ -209,7 +209,7 @@ class InlineCommand:
         return self._session is not None and self._session is self.frame.session
 
     def _reset(self) -> None:
-        self._generation += 1
+        self._asks.move()
         if self.state != CLOSED and self._alive():
             editor.inlineClose(self._session.view)
         self._session, self._sent, self._replacement = None, "", ""

@@ -12,6 +12,7 @@ from app.chat.inline_command import InlineCommand
 from app.dom import h, spawn
 from app.frame import Frame
 from app.frames.frames_model import History
+from app.latest_model import Check, Latest
 from app.live.autosave_model import (
     CONFLICT,
     DELETED,
@@ -101,7 +102,7 @@ class InboxFrame(Frame):
         super().__init__(frameset, frame_id)
         self.path, self.view = "", "edit"
         self.session: NoteSession | None = None
-        self._generation = 0
+        self._reads = Latest()  # moved by each note asked for, dropped or forgotten
         self._offering = ("", "")  # (open note, missing note offered beside its link)
         self._opening = ""  # a note being read for this frame (show): drawn once it is here
         self.history = History()
@@ -200,8 +201,7 @@ class InboxFrame(Frame):
                 raise ValueError(f"Unknown view {view!r}.")
             self.view = view
         if path is not _KEEP and (path or "") != self.path:
-            self._generation += 1
-            generation = self._generation
+            latest = self._reads.start()
             self._drop_note()
             self._opening = path or ""  # the note on its way, if any
             if path:
@@ -211,11 +211,11 @@ class InboxFrame(Frame):
                 try:
                     text, revision = await self.ctx.api.read(ws, path)
                 except Exception as exc:  # noqa: BLE001 - shown in the frame, in words
-                    if generation == self._generation:
+                    if latest():
                         self._opening = ""
                         self._refresh(problem=f"Could not open {path}: {describe(exc)}")
                     return
-                if generation != self._generation:
+                if not latest():
                     return  # another note was asked for meanwhile
                 self._opening = ""
                 self.path = path
@@ -320,7 +320,7 @@ class InboxFrame(Frame):
             )
             if self._offering[1]:
                 self._offer_again(had_focus)
-            spawn(self._fill_backlinks(self._generation, self.path))
+            spawn(self._fill_backlinks(self._reads.since(), self.path))
         elif self.view == "todo":
             draw_todo(self.render_host, text, self.id, readonly=not self.session.writable)
         elif self.view == "mindmap":
@@ -542,13 +542,13 @@ class InboxFrame(Frame):
         if self.session is not None and self.view == "preview":
             self._refresh()
 
-    async def _fill_backlinks(self, generation: int, path: str) -> None:
+    async def _fill_backlinks(self, latest: Check, path: str) -> None:
         ws = self.ctx.workspace_id
         try:
             found, problem = await find_backlinks(self.ctx, ws, path), ""
         except Exception as exc:  # noqa: BLE001 - shown in the list's place, in words
             found, problem = None, f"Could not look for links here: {describe(exc)}"
-        if generation == self._generation and self.path == path and self.view == "preview":
+        if latest() and self.path == path and self.view == "preview":
             draw_backlinks(self.render_host, found, problem)
 
     # -- changes made elsewhere (the live stream, SPEC §13) ------------------------------------
@@ -599,7 +599,7 @@ class InboxFrame(Frame):
 
     def forget_note(self, message: str) -> None:
         """The shown note was deleted: drop it (and its unsaved edits) and say so."""
-        self._generation += 1
+        self._reads.move()
         if self.session is not None:
             self.ctx.store.withdraw(self.id)
             self.session.discard()
@@ -659,7 +659,7 @@ class InboxFrame(Frame):
     def destroy(self) -> None:
         self._unsubscribe_role()
         self.inline.destroy()
-        self._generation += 1
+        self._reads.move()
         self._drop_note()
         self.ctx.store.forget(self.id)  # gone for good: out of the activation order too
         super().destroy()

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from app.api_model import OfflineError, describe
+from app.latest_model import Latest
 from app.live.history_model import SOMEONE_SAVED
 from app.live.merge_model import CONFLICT as CLASH
 from app.live.merge_model import KEEP, MERGED, reconcile
@@ -76,7 +77,7 @@ class Autosaver:
         self.delay, self.backoff = delay, backoff
         self._timer: asyncio.Task | None = None
         self._task: asyncio.Task | None = None
-        self._saves = 0  # save runs started: a copy read across one may be older than ours
+        self._saves = Latest()  # save runs started: a copy read across one may be older than ours
         self._wake = asyncio.Event()
         self._syncing = asyncio.Lock()
         self.writable = True  # False for a reader: nothing is ever sent
@@ -225,12 +226,12 @@ class Autosaver:
                 await asyncio.shield(self._task)
             if hint is not None and hint == self.revision:
                 return None  # our own save coming back
-            saves = self._saves
+            no_save_since = self._saves.since()
             try:
                 text, revision = await self._latest()
             except Exception:  # noqa: BLE001 - offline or signed out: the stream says so
                 return None
-            if self._saves != saves:
+            if not no_save_since():
                 # A save started meanwhile: its 409 (if any) merges. Even if it has finished,
                 # this copy may have been read before it: taking it would undo our text.
                 return None
@@ -328,7 +329,7 @@ class Autosaver:
                 self._set(UNSAVABLE, self._unsavable_words)
             return
         if not self._running():
-            self._saves += 1
+            self._saves.move()
             self._task = asyncio.ensure_future(self._loop())
 
     async def _pause(self, seconds: float) -> None:

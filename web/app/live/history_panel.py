@@ -16,6 +16,7 @@ from pyscript.js_modules import editor
 from app.api import revision_of
 from app.api_model import ApiError, describe, doc_url
 from app.dom import h
+from app.latest_model import Latest
 from app.live.history_model import Revision, parse_revisions, when
 
 
@@ -28,7 +29,7 @@ class HistoryPanel:
         self._text = ""  # the chosen revision's text, as read
         self._diff = None
         self._rows: dict[str, Revision] = {}
-        self._generation = 0
+        self._reads = Latest()
         self.button = h(
             "button",
             {
@@ -85,7 +86,7 @@ class HistoryPanel:
 
     def close(self) -> None:
         """Hide the panel and forget what it showed (another note, or the frame goes)."""
-        self._generation += 1
+        self._reads.move()
         self.panel.hidden = True
         self.button.setAttribute("aria-expanded", "false")
         self.list.replaceChildren()
@@ -95,18 +96,17 @@ class HistoryPanel:
 
     async def load(self) -> None:
         """List the note's revisions, newest first."""
-        self._generation += 1
-        generation, session = self._generation, self.session
+        latest, session = self._reads.start(), self.session
         self.message.textContent = "Loading the history…"
         self._drop_diff()
         try:
             reply = await self.ctx.api.ok("GET", doc_url(session.ws, session.path, "revisions"))
             rows = parse_revisions(reply.json())
         except Exception as exc:  # noqa: BLE001 - said in the panel, in words
-            if generation == self._generation:
+            if latest():
                 self.message.textContent = f"Could not read the history: {describe(exc)}"
             return
-        if generation != self._generation or session is not self.session:
+        if not latest() or session is not self.session:
             return
         now, offset = datetime.now(UTC), int(Date.new().getTimezoneOffset())
         items = []
@@ -157,18 +157,17 @@ class HistoryPanel:
             # Compared by revision: two proxies of one element are not `is` the same.
             picked = other.getAttribute("data-revision") == row.revision
             other.setAttribute("aria-pressed", "true" if picked else "false")
-        self._generation += 1
-        generation, session = self._generation, self.session
+        latest, session = self._reads.start(), self.session
         self.message.textContent = "Reading that version…"
         try:
             reply = await self.ctx.api.ok(
                 "GET", doc_url(session.ws, session.path, f"revisions/{row.revision}")
             )
         except Exception as exc:  # noqa: BLE001 - said in the panel
-            if generation == self._generation:
+            if latest():
                 self.message.textContent = f"Could not read that version: {describe(exc)}"
             return
-        if generation != self._generation or session is not self.session:
+        if not latest() or session is not self.session:
             return
         self.chosen, self._text = row, reply.text
         self._drop_diff()

@@ -23,6 +23,7 @@ from pyodide.ffi import create_proxy
 from ambient.contract import INBOX
 from app.api_model import workspace_url
 from app.dom import guard, h, spawn
+from app.latest_model import Check, Latest
 from app.live.access_model import REMOVED, Decision, decide
 from app.live.live_model import (
     DELETED,
@@ -55,7 +56,7 @@ class LiveClient:
         self.ctx = ctx
         self.ws: str | None = None
         self.source = None
-        self._generation = 0
+        self._streams = Latest()  # moved by each open and close: an older stream is stale
         self._attempt = 0
         self._fresh = True  # a new EventSource: what happened before it is unknown
         self._last_id = ""
@@ -87,8 +88,7 @@ class LiveClient:
             self._open()
 
     def _open(self) -> None:
-        self._generation += 1
-        generation = self._generation
+        latest = self._streams.start()
         self._fresh, self._last_id = True, ""
         self._interrupted = False  # a new stream: `_reopen` checked access before it
         self.source = EventSource.new(f"{workspace_url(self.ws)}/events")
@@ -97,7 +97,7 @@ class LiveClient:
         for name, handler in handlers.items():
 
             def call(event, handler=handler) -> None:
-                if generation == self._generation:  # an old stream's late event: ignore
+                if latest():  # an old stream's late event: ignore
                     handler(event)
 
             proxy = create_proxy(guard(call))
@@ -105,7 +105,7 @@ class LiveClient:
             self._proxies.append(proxy)
 
     def _close(self) -> None:
-        self._generation += 1
+        self._streams.move()
         if self.source is not None:
             self.source.close()
             self.source = None
@@ -128,16 +128,16 @@ class LiveClient:
         self._show_state("reconnecting")
         self._interrupted = True
         if self.source is not None and self.source.readyState == CLOSED:
-            spawn(self._reopen(self._generation))
+            spawn(self._reopen(self._streams.since()))
         else:
             spawn(self.check_access())  # the server may have ended it: a role change?
 
-    async def _reopen(self, generation: int) -> None:
+    async def _reopen(self, latest: Check) -> None:
         if not await self.check_access():
             return  # no longer a member: the page left the workspace
         await asyncio.sleep(retry_after(self._attempt))
         self._attempt += 1
-        if generation == self._generation and self.ws:
+        if latest() and self.ws:
             ws = self.ws
             self._close()
             self.ws = ws

@@ -6,6 +6,7 @@ from ambient.contract import FILES
 from app.api_model import human_size, short_time
 from app.dom import h, spawn
 from app.frame import Frame
+from app.latest_model import Latest
 
 
 class FilesFrame(Frame):
@@ -16,7 +17,7 @@ class FilesFrame(Frame):
 
     def __init__(self, frameset, frame_id: str) -> None:
         super().__init__(frameset, frame_id)
-        self._generation = 0  # moved by each load: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each load: only the latest one's answer is drawn
         refresh = h(
             "button",
             {"type": "button", "class": "small", "data-testid": "files-refresh"},
@@ -43,10 +44,9 @@ class FilesFrame(Frame):
             self.summary.textContent = "No workspace."
             self.table_host.replaceChildren()
             return
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         loaded = await self.ctx.current_documents(self._say, "documents")
-        if loaded is None or generation != self._generation:  # a later load has the newer list
+        if loaded is None or not latest():  # a later load has the newer list
             return
         ws, docs = loaded
         self.set_title(f"Files — {ws}")

@@ -7,6 +7,7 @@ from js import document
 
 from app.api_model import describe
 from app.dom import h, spawn
+from app.latest_model import Latest
 from app.notes.moving import DragMove, NewFolder
 from app.notes.roving_model import tab_stop
 from app.notes.trash import Trash
@@ -31,7 +32,7 @@ class NoteList:
         self.focus_after_load = False
         self.root = build_tree([])
         self.focus_key = ""  # the tree's one Tab stop (roving tabindex)
-        self._generation = 0  # moved by each load: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each load: only the latest one's answer is drawn
         self.new_button = h(
             "button",
             {
@@ -164,10 +165,9 @@ class NoteList:
         if not self.ctx.workspace_id:
             self.tree.replaceChildren()
             return
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         loaded = await self.ctx.current_documents(self._say, "notes")
-        if loaded is None or generation != self._generation:  # a later load has the newer list
+        if loaded is None or not latest():  # a later load has the newer list
             return
         docs = loaded[1]
         paths = {d["path"] for d in docs}

@@ -7,6 +7,7 @@ from urllib.parse import quote
 
 from app.api_model import describe, workspace_url
 from app.dom import h, spawn
+from app.latest_model import Latest
 from app.notes.links_model import backlinks, search_words
 from app.notes.search_model import (
     DEBOUNCE_SECONDS,
@@ -61,7 +62,7 @@ class SearchPanel:
             self.input,
         )
         host.append(self.form, self.status, self.results)
-        self._generation = 0
+        self._reads = Latest()
         listeners.on(self.form, "submit", lambda event: spawn(self.run()), prevent=True)
         listeners.on(self.input, "search", lambda event: spawn(self.run()))  # cleared with ✕
         listeners.on(self.input, "input", lambda event: spawn(self._soon()))  # as you type
@@ -74,16 +75,15 @@ class SearchPanel:
         return had
 
     def clear(self) -> None:
-        self._generation += 1
+        self._reads.move()
         self.results.replaceChildren()
         self.status.textContent = ""
 
     async def _soon(self) -> None:
         """Search once the typing pauses (each keystroke restarts the wait)."""
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         await asyncio.sleep(DEBOUNCE_SECONDS)
-        if generation == self._generation:
+        if latest():
             await self.run()
 
     async def run(self) -> None:
@@ -92,17 +92,16 @@ class SearchPanel:
         if not query or not ws:
             self.clear()
             return
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         self.status.textContent = "Searching…"
         try:
             results = await search(self.ctx, ws, query)
             notes = await self._lines(ws, query, results)
         except Exception as exc:  # noqa: BLE001 - shown under the box, in words
-            if generation == self._generation:
+            if latest():
                 self.status.textContent = f"Could not search: {describe(exc)}"
             return
-        if generation != self._generation or ws != self.ctx.workspace_id:
+        if not latest() or ws != self.ctx.workspace_id:
             return
         self.status.textContent = summary(notes)
         self.results.replaceChildren(*[self._note(note) for note in notes])

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 from app.api_model import ApiError, describe
 from app.dom import h, spawn
+from app.latest_model import Latest
 from app.notes.trash_model import free_path, parse_trash, restore_body, restore_url, trash_url
 from app.notes.tree_model import clean_new_path
 
@@ -17,7 +18,7 @@ class Trash:
     def __init__(self, ctx, listeners) -> None:
         self.ctx, self.listeners = ctx, listeners
         self.rows: dict[str, object] = {}
-        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each read: only the latest one's answer is drawn
         self.button = h(
             "button",
             {
@@ -80,15 +81,14 @@ class Trash:
         ws = self.ctx.workspace_id
         if not ws:
             return
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         try:
             answer = (await self.ctx.api.ok("GET", trash_url(ws))).json()
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            if generation == self._generation:
+            if latest():
                 self.status.textContent = f"Could not read the trash: {describe(exc)}"
             return
-        if generation != self._generation:  # a later read (after a restore) has the newer list
+        if not latest():  # a later read (after a restore) has the newer list
             return
         entries = parse_trash(answer, datetime.now(UTC))
         self.rows = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.api_model import ApiError, describe
 from app.dom import column_heads, h
+from app.latest_model import Latest
 from app.people.dialog import Dialog, field, opener
 from app.people.people_model import (
     ACCOUNT_PASSWORD_URL,
@@ -22,7 +23,7 @@ def account_button(ctx, shell):
 class AccountDialog:
     def __init__(self, ctx, shell) -> None:
         self.ctx = ctx
-        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each read: only the latest one's answer is drawn
         self.frame = frame = Dialog(shell, key="account-dialog", title="Your account")
         listeners = frame.listeners
         self.current = h(
@@ -101,15 +102,14 @@ class AccountDialog:
         await self._load()
 
     async def _load(self) -> None:
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         try:
             answer = (await self.ctx.api.ok("GET", ACCOUNT_SESSIONS_URL)).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            if generation == self._generation:
+            if latest():
                 self.frame.say(f"Could not list your sign-ins: {describe(exc)}")
             return
-        if generation != self._generation:  # read again (after ending a sign-in) meanwhile
+        if not latest():  # read again (after ending a sign-in) meanwhile
             return
         rows = []
         for entry in answer.get("sessions", []):

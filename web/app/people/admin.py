@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.api_model import describe
 from app.dom import h
+from app.latest_model import Latest
 from app.people.dialog import Dialog, field, opener
 from app.people.people_model import ADMIN_USERS_URL, admin_user_url, when
 
@@ -16,7 +17,7 @@ def users_button(ctx, shell):
 class UsersDialog:
     def __init__(self, ctx, shell) -> None:
         self.ctx = ctx
-        self._generation = 0  # moved by each read: only the latest one's answer is drawn
+        self._reads = Latest()  # moved by each read: only the latest one's answer is drawn
         self.frame = frame = Dialog(shell, key="users-dialog", title="Users")
         self.username = h(
             "input",
@@ -87,15 +88,14 @@ class UsersDialog:
         await self._load()
 
     async def _load(self) -> None:
-        self._generation += 1
-        generation = self._generation
+        latest = self._reads.start()
         try:
             answer = (await self.ctx.api.ok("GET", ADMIN_USERS_URL)).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            if generation == self._generation:
+            if latest():
                 self.frame.say(f"Could not list the users: {describe(exc)}")
             return
-        if generation != self._generation:  # read again (after a change) meanwhile
+        if not latest():  # read again (after a change) meanwhile
             return
         me = (self.ctx.user or {}).get("username")
         rows = []

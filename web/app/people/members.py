@@ -7,6 +7,7 @@ from js import navigator, window
 
 from app.api_model import describe, workspace_url
 from app.dom import h
+from app.latest_model import Latest
 from app.people.dialog import Dialog, field, opener
 from app.people.people_model import (
     INVITE_DAYS,
@@ -58,8 +59,8 @@ class MembersDialog:
         listeners = frame.listeners
         self.ws: str | None = None
         self._link = ""
-        self._invitations_read = 0  # moved by each read of the invitations
-        self._members_read = 0  # moved by each read of the members (and each opening)
+        self._invitations_reads = Latest()  # moved by each read of the invitations
+        self._members_reads = Latest()  # moved by each read of the members (and each opening)
         self.rows = h("ul", {"class": "member-list", "data-testid": "member-list"})
         # Owners only: the workspace's name and its deletion.
         self.rename_input = h(
@@ -196,15 +197,14 @@ class MembersDialog:
         # Only the latest read is drawn: an older one may be another workspace's (the dialog
         # closed, the workspace switched and the dialog opened again before it answered),
         # whose rows would then send their role changes to this one.
-        self._members_read += 1
-        read = self._members_read
+        latest = self._members_reads.start()
         try:
             answer = (await self.ctx.api.ok("GET", members_url(self.ws))).json() or {}
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            if read == self._members_read:
+            if latest():
                 self.frame.say(f"Could not list the members: {describe(exc)}")
             return
-        if read != self._members_read:
+        if not latest():
             return
         self._draw_members(answer.get("members", []))
         if owner:
@@ -339,15 +339,14 @@ class MembersDialog:
     async def _load_invitations(self) -> None:
         # Read as the dialog opens and again after an invite or a revoke: only the latest
         # read is drawn (one started before an invite would draw the list without it).
-        self._invitations_read += 1
-        read = self._invitations_read
+        latest = self._invitations_reads.start()
         try:
             answer = (await self.ctx.api.ok("GET", invitations_url(self.ws))).json()
         except Exception as exc:  # noqa: BLE001 - said in the dialog
-            if read == self._invitations_read:
+            if latest():
                 self.frame.say(f"Could not list the invitations: {describe(exc)}")
             return
-        if read != self._invitations_read:
+        if not latest():
             return
         entries = answer.get("invitations", []) if isinstance(answer, dict) else answer or []
         items = []

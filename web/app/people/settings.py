@@ -13,6 +13,7 @@ from js import document, window
 
 from app.api_model import describe
 from app.dom import h, spawn
+from app.latest_model import Latest
 from app.people.dialog import Dialog, field, opener
 from app.people.settings_model import (
     CACHE_KEY,
@@ -52,7 +53,7 @@ class Settings:
         self.prefs = _cached()
         self._saving = False
         self._again = False
-        self._changes = 0  # local changes so far: an account answer older than one is stale
+        self._changes = Latest()  # each local change: an account answer older than one is stale
         self.frame = frame = Dialog(shell, key="settings-dialog", title="Settings")
         frame.close_button.setAttribute("data-testid", "settings-close")
         frame.close_button.setAttribute("aria-label", "Close settings")
@@ -108,12 +109,12 @@ class Settings:
         Not over a change made here while it was on its way: that change is newer, even when
         its own save has already finished (the answer may have been read before the save).
         """
-        changes = self._changes
+        unchanged = self._changes.since()
         try:
             answer = (await self.ctx.api.ok("GET", PREFERENCES_URL)).json()
         except Exception:  # noqa: BLE001 - the cached copy stays; the dialog says so if opened
             return
-        if changes == self._changes:
+        if unchanged():
             self.prefs = normalise(answer)
             self._show()
 
@@ -123,7 +124,7 @@ class Settings:
 
     def set(self, key: str, value: object) -> None:
         self.prefs = changed(self.prefs, key, value)
-        self._changes += 1
+        self._changes.move()
         self._show()
         spawn(self._save())
 
