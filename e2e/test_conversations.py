@@ -343,7 +343,8 @@ def test_a_message_sent_while_a_conversation_loads_follows_its_messages(
     small: Page, server: Server
 ):
     """Sent before the resumed conversation's messages have come, a message waits for them and
-    shows after them, where the server keeps it; pressing New chat meanwhile gives it back."""
+    shows after them, where the server keeps it; pressing New chat meanwhile gives it back
+    (before anything typed since)."""
     page = small
     first = send(page, "the earlier question").body["conversationId"]
     expect(item(page, first)).to_be_visible()
@@ -363,8 +364,10 @@ def test_a_message_sent_while_a_conversation_loads_follows_its_messages(
     box.fill("not for this one after all")
     box.press("Enter")
     expect(assistant(page).locator(".assistant-status")).to_have_text("Loading the conversation…")
+    box.fill("typed meanwhile")
     assistant(page).get_by_test_id("conversation-new").click()
-    expect(box).to_have_value("not for this one after all")
+    expect(box).to_have_value("not for this one after all\ntyped meanwhile")
+    box.fill("")
     held.deliver_all()
     expect(messages(page)).to_have_count(0)
 

@@ -501,8 +501,10 @@ class ChatView:
         self.send_button.disabled = True
         self.input.value = ""  # what the user types next is theirs; restored only on failure
         if self._restoring and not await self._after_restore():
-            if not self.input.value:  # another conversation meanwhile: the message is kept
-                self.input.value = message
+            # Another conversation meanwhile: the message goes back unsent, before anything
+            # typed since (nothing typed is lost).
+            typed = str(self.input.value)
+            self.input.value = f"{message}\n{typed}" if typed else message
             self.send_button.disabled = False
             return
         self.add_message("user", message)
