@@ -367,6 +367,7 @@ def test_a_message_sent_while_a_conversation_loads_follows_its_messages(
     box.fill("typed meanwhile")
     assistant(page).get_by_test_id("conversation-new").click()
     expect(box).to_have_value("not for this one after all\ntyped meanwhile")
+    expect(assistant(page).locator(".assistant-status")).to_have_text("New conversation.")
     box.fill("")
     held.deliver_all()
     expect(messages(page)).to_have_count(0)

@@ -29,6 +29,7 @@ from app.latest_model import Check, Latest
 
 TURN_TIMEOUT = 90.0  # a configured model may think for a while; the page stays responsive
 PLACEHOLDER = "Ask about this note… (Enter to send, Shift+Enter for a new line)"
+LOADING = "Loading the conversation…"  # while a message sent meanwhile waits for it
 # Keyboard stops inside the log besides the messages; the log keeps them all out of the Tab
 # order (one Tab stop, log_model) and ↓ ↑ reach them.
 INNER_STOPS = "a[href], button, summary, input, select, textarea, [tabindex]"
@@ -564,12 +565,13 @@ class ChatView:
         """Wait until the conversation's earlier messages are shown, so that one sent while
         they were on their way follows them; False if the user left the conversation meanwhile."""
         conversation, self._held = self.chat.conversation_id, True
-        self.status.textContent = "Loading the conversation…"
+        self.status.textContent = LOADING
         try:
             await self._restored.wait()
         finally:
             self._held = False
-        self.status.textContent = ""
+        if self.status.textContent == LOADING:  # not what New chat said meanwhile
+            self.status.textContent = ""
         return conversation == self.chat.conversation_id
 
     def stop(self) -> None:
