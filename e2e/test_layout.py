@@ -211,11 +211,42 @@ def test_a_phone_keeps_whole_tab_names_and_sign_out_after_a_chat(
     tabs.and_(page.locator("[data-for-frame]")).first.click()  # the Assistant
     for number in range(3):
         send(page, f"hello {number}")
-    assert reachable(page.get_by_test_id("sign-out")), "Sign out slid under something"
+    sign_out = page.get_by_test_id("sign-out")
+    sign_out.scroll_into_view_if_needed()  # the header's button row scrolls sideways
+    assert reachable(sign_out), "Sign out slid under something"
     assert reachable(page.get_by_test_id("assistant-send"))
     assert covered_controls(page) == []
     header = page.locator(".topbar").bounding_box()
     tab_row = page.locator(".pane-tabs").bounding_box()
     assert header and tab_row and header["y"] + header["height"] <= tab_row["y"] + 1
+    page.get_by_test_id("sign-out").click()
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+
+
+def test_a_phone_header_takes_two_rows_and_each_button_is_one_swipe_away(
+    page: Page, server: Server
+) -> None:
+    """At 390 px the header wrapped into four rows of buttons, about 185 px of an 844 px
+    screen. Now the name, the workspace and New take one row, and the frame and account
+    buttons share a second row that scrolls sideways: each is reached by scrolling that row
+    (never the page), and the last of them, Sign out, works from there."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, server)
+    header = page.locator(".topbar")
+    height = header.bounding_box()["height"]
+    assert height <= 100, f"the phone's header is {height} px tall"
+    for testid in ("workspace-select", "workspace-new"):
+        assert reachable(page.get_by_test_id(testid)), testid  # the first row, no scrolling
+    buttons = page.locator(".topbar-actions button:visible")  # not those of closed dialogs
+    assert buttons.count() >= 8  # three frame kinds, then the account's
+    row = page.locator(".topbar-actions")
+    assert row.evaluate("el => el.scrollWidth > el.clientWidth"), "the row should scroll"
+    for index in range(buttons.count()):
+        button = buttons.nth(index)
+        button.scroll_into_view_if_needed()
+        assert reachable(button), button.inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert header.bounding_box()["height"] == height
+    assert row.evaluate("el => el.scrollLeft") > 0  # the last ones needed the row scrolled
     page.get_by_test_id("sign-out").click()
     expect(page.get_by_test_id("login-username")).to_be_visible()

@@ -325,17 +325,23 @@ class Shell:
                 self.select,
                 new_workspace_button(ctx, self),
             ),
-            toolbar,
+            # One box for the rest: on a phone it is a single row that scrolls sideways, so
+            # the header takes two rows, not four (every button stays one swipe away).
             h(
                 "div",
-                {"class": "who"},
-                h("span", {"class": "user", "text": name}),
-                members_button(ctx, self),
-                account_button(ctx, self),
-                settings.opener,
-                users_button(ctx, self) if (ctx.user or {}).get("admin") else None,
-                panel_button(ctx, self),
-                sign_out,
+                {"class": "topbar-actions"},
+                toolbar,
+                h(
+                    "div",
+                    {"class": "who"},
+                    h("span", {"class": "user", "text": name}),
+                    members_button(ctx, self),
+                    account_button(ctx, self),
+                    settings.opener,
+                    users_button(ctx, self) if (ctx.user or {}).get("admin") else None,
+                    panel_button(ctx, self),
+                    sign_out,
+                ),
             ),
         )
         nav = h("nav", {"id": "sidebar", "class": "sidebar", "aria-label": "Notes"})
