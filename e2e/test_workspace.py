@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 from playwright.sync_api import Page, expect
@@ -9,6 +10,14 @@ from playwright.sync_api import Page, expect
 from e2e.conftest import Server, put_note, sign_in
 
 FRAMES = "[data-testid=frame]"
+
+
+def until(page: Page, check, seconds: float = 15.0) -> None:
+    """Wait, letting the page's events in, until `check()` holds (or fail at the deadline)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "timed out waiting"
+        page.wait_for_timeout(50)
 
 
 def row_button(page: Page, testid: str, path: str):
@@ -284,13 +293,46 @@ def test_the_quick_switcher_opened_before_the_list_arrives_still_finds_notes(
     expect(field).to_be_focused()
     field.type("rdmp")
     expect(page.get_by_test_id("quick-open-item")).to_have_count(0)
-    page.wait_for_function("1", polling=100)  # let the held list requests arrive
-    assert held, "the note list was never requested"
+    until(page, lambda: held)  # the held list requests have arrived
     for route in held:
         route.continue_()
     page.unroute("**/api/workspaces/personal/documents")
     item = page.get_by_test_id("quick-open-item").first
     expect(item).to_have_attribute("data-path", "projects/roadmap.md")
+
+
+def test_the_quick_switcher_says_it_is_loading_and_why_it_found_no_notes(
+    page: Page, server: Server
+) -> None:
+    """Opened before any list of the notes had come, the switcher said "No note matches." while
+    its own read was out, and nothing more when that read failed. Now it says it is loading,
+    then why it could not list them; opened again, it reads again and finds them."""
+    held, failing = [], []
+
+    def hold(route) -> None:
+        (route.abort() if failing else held.append(route))
+
+    page.route("**/api/workspaces/personal/documents", hold)
+    sign_in(page, server)
+    page.keyboard.press("Control+o")
+    field = page.get_by_test_id("quick-open-input")
+    expect(field).to_be_focused()
+    empty = page.locator(".quick-open-list li.empty")
+    expect(empty).to_have_text("Loading notes…")
+    field.type("rdmp")
+    expect(empty).to_have_text("Loading notes…")  # not "No note matches." yet
+    until(page, lambda: len(held) >= 2)  # the note list's read and the switcher's own
+    failing.append(True)
+    for route in held:
+        route.abort("connectionfailed")
+    expect(empty).to_contain_text("Could not list the notes")
+    page.unroute("**/api/workspaces/personal/documents")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+o")
+    field.type("rdmp")
+    expect(page.get_by_test_id("quick-open-item").first).to_have_attribute(
+        "data-path", "projects/roadmap.md"
+    )
 
 
 def test_quick_switcher_on_ctrl_o_and_ctrl_p(alice: Page) -> None:

@@ -63,6 +63,7 @@ class QuickOpen:
         root.append(self.el)
         self.items: list[str] = []
         self.index = -1
+        self._status = ""  # while its own read of the notes is out, or why that read failed
         self._return_focus = None
         self.listeners.on(self.input, "input", lambda event: self._filter())
         self.listeners.on(self.input, "keydown", self._on_key)
@@ -85,14 +86,24 @@ class QuickOpen:
         self._filter()
         self.input.focus()
         if not self.ctx.known_paths:  # opened before the note list arrived: list them now
-            spawn(self._load_paths(self.ctx.workspace_id))
+            spawn(self._load_paths())
 
-    async def _load_paths(self, workspace_id: str) -> None:
-        docs = await self.ctx.api.documents(workspace_id)
-        if self.ctx.workspace_id == workspace_id and not self.ctx.known_paths:
-            self.ctx.set_known_paths({d["path"] for d in docs})
+    async def _load_paths(self) -> None:
+        """The same read as the note list's, saying "Loading notes…" and why it failed in the
+        list, where "No note matches." would be wrong."""
+        ws = self.ctx.workspace_id
+        loaded = await self.ctx.current_documents(self._say, "notes")
+        if loaded is not None or self.ctx.workspace_id != ws:
+            self._status = ""
+        if loaded is not None and not self.ctx.known_paths:
+            self.ctx.set_known_paths({d["path"] for d in loaded[1]})
         if self.is_open:
             self._filter()  # what was typed meanwhile now finds its notes
+
+    def _say(self, text: str) -> None:
+        self._status = text
+        if self.is_open:
+            self._filter()
 
     def close(self) -> bool:
         """Escape: hide it and give the focus back; True if it was open."""
@@ -130,7 +141,8 @@ class QuickOpen:
                 )
             )
         if not options:
-            options.append(h("li", {"class": "empty", "text": "No note matches."}))
+            text = self._status or "No note matches."
+            options.append(h("li", {"class": "empty", "text": text}))
         self.list.replaceChildren(*options)
         if self.index >= 0:
             self.input.setAttribute("aria-activedescendant", f"quick-open-{self.index}")
