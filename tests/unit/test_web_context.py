@@ -168,3 +168,45 @@ def test_a_new_listing_from_anyone_re_resolves_the_open_previews_once():
     assert preview.told == 1
     app.set_known_paths({"a.md"})  # a note went away
     assert app.known_paths == {"a.md"} and preview.told == 2
+
+
+class HeldWorkspaces:
+    """`api.workspaces()` whose answers the test hands out, in any order."""
+
+    def __init__(self) -> None:
+        self.waiting: list[asyncio.Future] = []
+
+    async def workspaces(self):
+        answer = asyncio.get_running_loop().create_future()
+        self.waiting.append(answer)
+        return await answer
+
+
+def test_an_older_list_of_workspaces_never_undoes_a_newer_one():
+    """The live stream's access check reads the workspaces, a rename reads them again, the
+    rename's answer comes first: the check's older answer must not be kept over it."""
+
+    async def run():
+        api = HeldWorkspaces()
+        app = make(api)
+        app.workspace_id = "team"
+        check = asyncio.ensure_future(app.read_workspaces())  # begun first
+        rename = asyncio.ensure_future(app.keep_fresh_workspaces())  # begun later
+        await asyncio.sleep(0)
+        first, second = api.waiting
+        second.set_result([{"id": "team", "name": "Renamed", "role": "reader"}])
+        await rename
+        first.set_result([{"id": "team", "name": "Team", "role": "editor"}])
+        assert await check is None  # older than what is kept: not to be applied
+        assert app.workspaces == [{"id": "team", "name": "Renamed", "role": "reader"}]
+        assert app.role == "reader"
+
+        # In order, each answer is newer than the last, and each is kept.
+        later = asyncio.ensure_future(app.keep_fresh_workspaces())
+        await asyncio.sleep(0)
+        api.waiting[-1].set_result([{"id": "team", "name": "Team 2", "role": "owner"}])
+        await later
+        assert app.role == "owner"
+        assert [ws["name"] for ws in app.workspaces] == ["Team 2"]
+
+    asyncio.run(run())

@@ -45,6 +45,8 @@ class App:
         self.params = params  # the window's query: a pop-out reads its frame from it
         self.workspace_id: str | None = None
         self.workspaces: list[dict] = []
+        self._workspace_reads = 0  # reads of the workspaces begun, and the newest one kept
+        self._workspaces_kept = 0
         self.user: dict | None = None
         self.frameset = None  # set by the shell once signed in
         self._workspace_callbacks: list[Callable] = []
@@ -104,6 +106,25 @@ class App:
     def can_edit(self) -> bool:
         """Whether this user may change notes of the current workspace (an editor or owner)."""
         return can_edit(self.role)
+
+    async def read_workspaces(self) -> list[dict] | None:
+        """`GET /api/workspaces` for a caller that keeps the answer. None when a read begun
+        later has come back first: its newer list is the one to keep, and this older one must
+        not undo it (a rename or a role change read by one, then overwritten by the other's
+        stale answer). Every read of the workspaces in a window goes through here."""
+        self._workspace_reads += 1
+        ticket = self._workspace_reads
+        listing = await self.api.workspaces()
+        if ticket < self._workspaces_kept:
+            return None
+        self._workspaces_kept = ticket
+        return listing
+
+    async def keep_fresh_workspaces(self) -> None:
+        """Read the workspaces and keep the list, unless a newer read's list is kept already."""
+        listing = await self.read_workspaces()
+        if listing is not None:
+            self.workspaces = listing
 
     def set_workspaces(self, listing: list[dict]) -> None:
         """A fresh `GET /api/workspaces`: keep it, and tell the role callbacks when the current

@@ -290,7 +290,7 @@ class Shell:
                 show_invite(self, secret, info, signed_in=True, then=self._enter_at, sign_in=None)
                 return
         self._reset()
-        ctx.workspaces = await ctx.api.workspaces()
+        await ctx.keep_fresh_workspaces()
         self.select = h("select", {"id": "workspace-select", "data-testid": "workspace-select"})
         self._draw_options()
         toolbar = h("div", {"class": "toolbar", "role": "group", "aria-label": "Open a frame"})
@@ -429,7 +429,7 @@ class Shell:
         again and show `target` (None: any); a window whose workspace is gone starts over."""
         ctx = self.ctx
         roles = {ws["id"]: ws.get("role") for ws in ctx.workspaces}
-        ctx.workspaces = await ctx.api.workspaces()
+        await ctx.keep_fresh_workspaces()
         ids = [ws["id"] for ws in ctx.workspaces]
         current = ctx.workspace_id
         if gone is not None or current is None or current not in ids:

@@ -25,7 +25,7 @@ RETURN_MESSAGE = "ana-return"  # what a pop-out posts to its main window to come
 async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     """Show the frame named by the window's query; the ready flag follows in boot."""
     shell._reset()
-    ctx.workspaces = await ctx.api.workspaces()
+    await ctx.keep_fresh_workspaces()
     ws = request["ws"]
     names = {w["id"]: w.get("name") or w["id"] for w in ctx.workspaces}
     who = (ctx.user or {}).get("username") or ""

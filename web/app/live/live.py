@@ -162,9 +162,11 @@ class LiveClient:
         if not ws:
             return False
         try:
-            listing = await ctx.api.workspaces()
+            listing = await ctx.read_workspaces()
         except Exception:  # noqa: BLE001 - offline or signed out: the reconnect tells
             return True
+        if listing is None:
+            return True  # a newer list came first, and whoever read it acted on it
         if ws != self.ws:
             return False  # switched meanwhile: the new workspace has its own stream
         decision = decide(ws, ctx.workspaces, listing)

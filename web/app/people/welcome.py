@@ -212,7 +212,7 @@ def show_invite(shell, secret: str, info: dict, *, signed_in: bool, then, sign_i
             answer = reply.json() if reply.text else None
             if not signed_in:
                 ctx.user = await ctx.api.session()
-            ctx.workspaces = await ctx.api.workspaces()
+            await ctx.keep_fresh_workspaces()
         except Exception as exc:  # noqa: BLE001 - shown under the form
             accept.disabled = False
             alert.textContent = describe(exc)
