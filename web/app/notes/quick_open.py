@@ -83,6 +83,8 @@ class QuickOpen:
             self._return_focus = document.activeElement
         self.el.hidden = False
         self.input.value = ""
+        if self.ctx.known_paths:  # a failed read of its own is no longer the news
+            self._status = ""
         self._filter()
         self.input.focus()
         if not self.ctx.known_paths:  # opened before the note list arrived: list them now
