@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_play
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench import page_js as js
-from bench.browser_steps import log, open_note, type_text
+from bench.browser_steps import PERSON_GAP_MS, log, open_note, type_text
 from bench.first_visit import first_visit
 from bench.inline_bench import inline
 from bench.live_bench import live
@@ -316,16 +316,27 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
         target.click()
         p.keyboard.press("Control+End")
 
-    app_lat, plain_lat, app_p95, plain_p95 = [], [], [], []
-    for rep in range(plan.reps):
-        order = ("app", "plain") if rep % 2 == 0 else ("plain", "app")
-        for which in order:
-            p, target = (page, editor) if which == "app" else (plain, plain.locator(".cm-content"))
-            focus_end(p, target)
-            lat = type_text(p, plan.typed_chars)
-            (app_lat if which == "app" else plain_lat).append(statistics.mean(lat))
-            (app_p95 if which == "app" else plain_p95).append(sorted(lat)[int(len(lat) * 0.95)])
-        log(f"typing rep {rep + 1}: app {app_lat[-1]:.1f} ms, plain {plain_lat[-1]:.1f} ms")
+    def passes(chars: int, *, paced: bool) -> tuple[list[float], ...]:
+        """Interleaved passes (app, plain; plain, app; …): means and p95s per pass."""
+        app_lat, plain_lat, app_p95, plain_p95 = [], [], [], []
+        for rep in range(plan.reps):
+            order = ("app", "plain") if rep % 2 == 0 else ("plain", "app")
+            for which in order:
+                p, target = (
+                    (page, editor) if which == "app" else (plain, plain.locator(".cm-content"))
+                )
+                focus_end(p, target)
+                lat = type_text(p, chars, paced=paced)
+                (app_lat if which == "app" else plain_lat).append(statistics.mean(lat))
+                (app_p95 if which == "app" else plain_p95).append(sorted(lat)[int(len(lat) * 0.95)])
+            pace = "a person's pace" if paced else "10 ms apart"
+            log(
+                f"typing ({pace}) rep {rep + 1}: app {app_lat[-1]:.1f} ms, "
+                f"plain {plain_lat[-1]:.1f} ms"
+            )
+        return app_lat, plain_lat, app_p95, plain_p95
+
+    app_lat, plain_lat, app_p95, plain_p95 = passes(plan.typed_chars, paced=False)
     out.figures.append(
         figure(
             f"4. Typing input-to-paint, {plan.typed_chars} chars (app / plain CodeMirror)",
@@ -336,6 +347,23 @@ def typing(s: Session, plan: Plan, out: BrowserResults) -> None:
             limit=1.1,
             note="keydown timeStamp → task after the next frame; 10 ms between keys; p95 app/plain "
             f"{statistics.median(app_p95):.1f}/{statistics.median(plain_p95):.1f} ms",
+        )
+    )
+    # Issue 35: keys 10 ms apart measure how keys queue on a loaded machine; a person types
+    # 80–150 ms apart, so each key meets a page that has finished the last one.
+    app_lat, plain_lat, app_p95, plain_p95 = passes(plan.paced_chars, paced=True)
+    low, high = PERSON_GAP_MS
+    out.figures.append(
+        figure(
+            f"4. Typing at a person's pace, {plan.paced_chars} chars (app / plain CodeMirror)",
+            app_lat,
+            plain_lat,
+            unit="ms (mean)",
+            goal="≤ 1.1",
+            limit=1.1,
+            note=f"as above, {low}–{high} ms between keys (seeded, the same on both sides); "
+            f"p95 app/plain {statistics.median(app_p95):.1f}/"
+            f"{statistics.median(plain_p95):.1f} ms",
         )
     )
 

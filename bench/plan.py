@@ -15,6 +15,7 @@ class Plan:
     rss_turns: int  # turns for the server-RSS growth check
     load_seconds: float  # the steady-load run
     typed_chars: int  # characters typed per typing repetition
+    paced_chars: int  # characters typed at a person's pace (80–150 ms apart) per repetition
     capture_calls: int  # captures averaged into one repetition
     link_reps: int = 1  # first visits per emulated link (issue 23), each side
     postgres: bool = True
@@ -44,6 +45,7 @@ PLANS = {
         rss_turns=10_000,
         load_seconds=60,
         typed_chars=300,
+        paced_chars=80,
         capture_calls=10,
         link_reps=5,
         search_notes=100_000,
@@ -57,6 +59,7 @@ PLANS = {
         rss_turns=500,
         load_seconds=10,
         typed_chars=150,
+        paced_chars=40,
         capture_calls=5,
         search_notes=1_000,
         scale_processes=(1, 2),
@@ -78,6 +81,7 @@ PLANS = {
         rss_turns=100,
         load_seconds=3,
         typed_chars=30,
+        paced_chars=10,
         capture_calls=2,
         search_notes=300,
         scale_processes=(1, 2),
