@@ -122,10 +122,6 @@ def live(s, plan: Plan, out) -> None:
     get_url = f"/api/workspaces/{WORKSPACE}/documents/{NOTE}"
     watcher.evaluate(TIMED_GET, [get_url, 3])  # warm the connection and the route
     typer_cm.click()
-    # Each save adds a line under the title, where both windows show it (CodeMirror draws only
-    # the lines in view: a line typed below them would change no text on the watcher's screen).
-    typer.keyboard.press("Control+Home")
-    typer.keyboard.press("End")
 
     shown: list[list[float]] = []  # per repetition: save answer → shown, ms
     from_sent: list[float] = []  # the same, from the PUT's start (informative)
@@ -138,6 +134,12 @@ def live(s, plan: Plan, out) -> None:
             handle = watcher_cm.element_handle()
             watcher.evaluate(ARM, [handle, marker])
             before = typer.evaluate("window.__live.puts.length")
+            # Each save adds a line right under the title, where both windows show it.
+            # CodeMirror draws only the lines in view, and the probe watches the drawing: a
+            # line typed below the last (the 73rd, in a full run) changed nothing on the
+            # watcher's screen, and the run failed waiting for it.
+            typer.keyboard.press("Control+Home")
+            typer.keyboard.press("End")
             typer.keyboard.press("Enter")
             typer.keyboard.type(marker)
             try:
