@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from e2e.conftest import Server, put_note, sign_in
 
@@ -401,6 +402,35 @@ def test_reload_restores_frames_views_and_the_active_one(alice: Page) -> None:
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(0)
     alice.get_by_test_id("workspace-select").select_option("personal")
     expect(alice.locator(f"{FRAMES}[data-frame-kind=inbox]")).to_have_count(2)
+
+
+def test_a_frame_picked_while_the_layout_comes_back_keeps_the_focus(alice: Page) -> None:
+    # Three frames; the first is the active one when the page reloads.
+    row_button(alice, "note-link", "todo.md").click()
+    for path in ("welcome.md", "projects/roadmap.md"):
+        row_button(alice, "note-open-frame", path).click()
+        expect(alice.locator(f"{FRAMES}[data-path='{path}']")).to_be_visible()
+    todo = alice.locator(f"{FRAMES}[data-path='todo.md']")
+    todo.locator(".frame-bar").click()
+    expect(todo).to_have_attribute("data-active", "true")
+    # The last frame's note is held on its way, so the page is still restoring its frames.
+    held: list[Route] = []
+    roadmap_note = re.compile(r"/documents/projects/roadmap\.md(\?|$)")
+    alice.route(roadmap_note, lambda route: held.append(route))
+    alice.reload()
+    until(alice, lambda: bool(held))
+    welcome = alice.locator(f"{FRAMES}[data-path='welcome.md']")
+    welcome.locator(".frame-bar").click()  # meanwhile, the person picks the middle frame
+    expect(welcome).to_have_attribute("data-active", "true")
+    for route in held:
+        route.continue_()
+    alice.unroute(roadmap_note)
+    alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    roadmap = alice.locator(f"{FRAMES}[data-path='projects/roadmap.md']")
+    expect(roadmap.locator(".cm-content")).to_be_visible()
+    # The saved choice (todo) does not take the frame the person picked back.
+    expect(todo).to_have_attribute("data-active", "false")
+    expect(welcome).to_have_attribute("data-active", "true")
 
 
 def test_back_and_forward_move_between_a_frames_notes(alice: Page) -> None:

@@ -43,12 +43,16 @@ class LayoutStore:
             raw = None
         frames, active = decode(str(raw) if raw else None)
         opened = []
+        # A frame the person activates while the notes are still being read is theirs: the
+        # saved choice must not take it back when the last note arrives.
+        picked = None
         self.paused = True
         try:
             for saved in frames:
                 if kinds is not None and saved["kind"] not in kinds:
                     continue
                 frame = await self.frameset.open(saved["kind"])
+                picked = self._picked_meanwhile(frame, picked)
                 opened.append((saved, frame))
                 if saved["kind"] == "inbox":
                     frame.history = History(saved["history"], saved["index"])
@@ -56,11 +60,20 @@ class LayoutStore:
                         await frame.show(path=saved["path"], view=saved["view"], record=False)
                     else:
                         await frame.show(view=saved["view"])
+                    picked = self._picked_meanwhile(frame, picked)
         finally:
             self.paused = False
-        if active is not None:
-            chosen = [frame for saved, frame in opened if saved is frames[active]]
-            if chosen:
-                self.frameset.activate(chosen[0])
+        chosen = [
+            frame for saved, frame in opened if active is not None and saved is frames[active]
+        ]
+        if picked is not None and picked in self.frameset.frames():
+            self.frameset.activate(picked)
+        elif chosen:
+            self.frameset.activate(chosen[0])
         self.save()
         return bool(opened)
+
+    def _picked_meanwhile(self, opened, picked):
+        """The frame activated while the restore awaited, if not the one it just opened."""
+        active = self.frameset.active
+        return active if active is not None and active is not opened else picked
