@@ -55,7 +55,7 @@ def saved_text(page: Page, server_url: str, workspace: str, path: str) -> str:
 def reload_list(page: Page) -> None:
     """Notes made through the API appear after a reload (the session cookie keeps us in)."""
     page.reload()
-    page.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    page.wait_for_function("document.documentElement?.dataset.ready === 'true'")
     expect(page.get_by_test_id("workspace-select")).to_be_visible()
 
 

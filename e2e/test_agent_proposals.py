@@ -39,7 +39,7 @@ def windows(browser: Browser, agents_server: Server) -> Iterator[tuple[Page, Pag
     first = sign_in(context.new_page(), agents_server)
     second = context.new_page()
     second.goto(agents_server.url)
-    second.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    second.wait_for_function("document.documentElement?.dataset.ready === 'true'")
     yield first, second
     context.close()
 

@@ -70,7 +70,7 @@ def test_closing_a_note_whose_save_failed_for_good_warns_before_discarding(
     path = f"e2e-{uuid.uuid4().hex[:6]}-refused.md"
     put_note(alice, server, path, "# Refused\n")
     alice.reload()
-    alice.wait_for_function("document.documentElement.dataset.ready === 'true'")
+    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
     alice.route(
         f"**/documents/{path}",
         lambda route: (

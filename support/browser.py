@@ -19,7 +19,9 @@ CHROMIUM_ARGS = [
     "--disable-extensions",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 ]
-READY = "document.documentElement.dataset.ready === 'true'"
+# `?.`: a pop-out polled while its first document is replaced can have no root element for
+# a moment, and a predicate that throws ends the wait at once instead of waiting on.
+READY = "document.documentElement?.dataset.ready === 'true'"
 READY_TIMEOUT_MS = 60_000
 
 
