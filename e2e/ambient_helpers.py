@@ -13,6 +13,7 @@ from urllib.parse import quote
 from playwright.sync_api import Locator, Page, expect
 
 from ambient.pointer import decode
+from e2e.conftest import wait_ready
 
 CAVEAT = (
     "The saved copy is behind what the user has on screen — their most recent keystrokes may "
@@ -55,7 +56,7 @@ def saved_text(page: Page, server_url: str, workspace: str, path: str) -> str:
 def reload_list(page: Page) -> None:
     """Notes made through the API appear after a reload (the session cookie keeps us in)."""
     page.reload()
-    page.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(page)
     expect(page.get_by_test_id("workspace-select")).to_be_visible()
 
 

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from e2e.ambient_helpers import editor_text, open_note, put_note, reload_list, saved_text
-from e2e.conftest import Server, new_context, sign_in
+from e2e.conftest import Server, new_context, sign_in, wait_ready
 from e2e.live_helpers import back_online, type_offline, wait_editor, wait_saved
 from e2e.test_accessibility import audit
 from e2e.test_mcp import mcp_call, open_panel
@@ -39,7 +39,7 @@ def windows(browser: Browser, agents_server: Server) -> Iterator[tuple[Page, Pag
     first = sign_in(context.new_page(), agents_server)
     second = context.new_page()
     second.goto(agents_server.url)
-    second.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(second)
     yield first, second
     context.close()
 

@@ -19,7 +19,7 @@ from e2e.ambient_helpers import (
     reload_list,
     send,
 )
-from e2e.conftest import Server
+from e2e.conftest import Server, wait_ready
 
 
 def unique(name: str) -> str:
@@ -199,7 +199,7 @@ def test_the_toggle_switches_ambient_off_and_lasts(alice: Page, server: Server):
     assert server.delivery_row(turn.body["conversationId"])["ambient_path"] is None
 
     alice.reload()
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     expect(chip(alice)).to_have_attribute("data-enabled", "false")
     alice.get_by_test_id("ambient-toggle").click()
     expect(chip(alice)).to_have_attribute("data-enabled", "true")
@@ -220,7 +220,7 @@ def test_conversation_survives_a_reload(alice: Page):
     messages = alice.get_by_test_id("assistant-message")
     count = messages.count()
     alice.reload()
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     expect(alice.get_by_test_id("assistant-message")).to_have_count(count)
     expect(alice.get_by_test_id("tool-call").first).to_be_attached()
 

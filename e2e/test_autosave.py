@@ -7,7 +7,7 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
-from e2e.conftest import Server, put_note, sign_in
+from e2e.conftest import Server, put_note, sign_in, wait_ready
 
 
 def saved_text(page: Page, server: Server, path: str) -> str:
@@ -70,7 +70,7 @@ def test_closing_a_note_whose_save_failed_for_good_warns_before_discarding(
     path = f"e2e-{uuid.uuid4().hex[:6]}-refused.md"
     put_note(alice, server, path, "# Refused\n")
     alice.reload()
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     alice.route(
         f"**/documents/{path}",
         lambda route: (

@@ -8,7 +8,7 @@ import uuid
 
 from playwright.sync_api import Page, Route, expect
 
-from e2e.conftest import Server, put_note, sign_in
+from e2e.conftest import Server, put_note, sign_in, wait_ready
 
 FRAMES = "[data-testid=frame]"
 
@@ -30,7 +30,7 @@ def fresh_note(page: Page, server: Server, text: str = "# note\n", folder: str =
     path = f"{folder}/{uuid.uuid4().hex[:6]}.md"
     put_note(page, server, path, text)
     page.reload()
-    page.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(page)
     expect(row_button(page, "note-link", path)).to_be_visible()
     return path
 
@@ -387,7 +387,7 @@ def test_reload_restores_frames_views_and_the_active_one(alice: Page) -> None:
         "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])"
     )
     alice.reload()
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     expect(alice.locator(FRAMES)).to_have_count(len(before))
     after = alice.locator(FRAMES).evaluate_all(
         "els => els.map(e => [e.dataset.frameKind, e.dataset.path || '', e.dataset.view || ''])"
@@ -425,7 +425,7 @@ def test_a_frame_picked_while_the_layout_comes_back_keeps_the_focus(alice: Page)
     for route in held:
         route.continue_()
     alice.unroute(roadmap_note)
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     roadmap = alice.locator(f"{FRAMES}[data-path='projects/roadmap.md']")
     expect(roadmap.locator(".cm-content")).to_be_visible()
     # The saved choice (todo) does not take the frame the person picked back.
@@ -451,7 +451,7 @@ def test_back_and_forward_move_between_a_frames_notes(alice: Page) -> None:
     forward.click()
     expect(frame).to_have_attribute("data-path", "todo.md")
     alice.reload()  # the history survives a reload too
-    alice.wait_for_function("document.documentElement?.dataset.ready === 'true'")
+    wait_ready(alice)
     frame.get_by_test_id("frame-forward").click()
     expect(frame).to_have_attribute("data-path", "projects/roadmap.md")
 
