@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 
 from support.browser import CHROMIUM_ARGS, READY, READY_TIMEOUT_MS, chromium_path
 from support.servers import Server
@@ -48,6 +49,25 @@ def pytest_runtest_makereport(item, call):
             srv = item.funcargs.get(name)
             if isinstance(srv, Server):
                 report.sections.append((f"{name} log (tail)", srv.log()[-6000:]))
+
+
+@pytest.fixture(autouse=True)
+def no_stdlib_on_demand(request) -> Iterator[None]:
+    """Fail a test whose page imported a standard-library module the start zip lacks.
+
+    Such a module comes from python_stdlib_rest.zip through a synchronous request that holds
+    the page (web/stdlib_rest.py); what the app imports belongs in web/runtime.json's
+    `stdlib_after_snapshot`. Checked on the test's `page`, at the end of the test.
+    """
+    page = request.getfixturevalue("page") if "page" in request.fixturenames else None
+    yield
+    if page is None or page.is_closed():
+        return
+    try:
+        names = page.evaluate("globalThis.anaStdlibOnDemand || []")
+    except PlaywrightError:  # the page is mid-navigation or gone: nothing to read
+        return
+    assert names == [], f"imported from the stdlib's rest, on demand: {names}"
 
 
 def wait_ready(page: Page) -> None:

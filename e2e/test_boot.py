@@ -54,3 +54,46 @@ def test_the_app_imports_from_the_stdlib_zip_whose_snapshot_modules_are_stubs(
     with zipfile.ZipFile(io.BytesIO(served.value.body())) as stdlib:
         assert stdlib.read("json/__init__.py").startswith(STUB_MARK.encode())
         assert b"async def pyfetch(" in stdlib.read("pyodide/http/_pyfetch.py")
+        assert "csv.py" not in stdlib.namelist()  # in python_stdlib_rest.zip, on demand
+
+
+# A second interpreter restored from the page's own snapshot (as in test_snapshot_mask.py),
+# beside the page's: its finder uses the page's fetch of the rest (pyodide-snapshot.mjs).
+IMPORT_FROM_THE_REST = """async () => {
+  const link = (end) => [...document.querySelectorAll("link[href]")]
+    .map((l) => l.href).find((href) => href.endsWith(end));
+  const { unmaskingModule } = await import("/static/snapshot-mask.mjs");
+  const factory = (await import(link("/pyodide/pyodide.asm.mjs"))).default;
+  const { loadPyodide } = await import(link("/pyodide/pyodide.mjs"));
+  const served = await fetch(link("/snapshot/pyodide.snapshot"));
+  const bytes = new Uint8Array(await served.arrayBuffer());
+  const indexURL = link("/pyodide/pyodide.mjs").replace(/pyodide\\.mjs$/, "");
+  const pyodide = await loadPyodide({
+    indexURL, _loadSnapshot: bytes, createPyodideModule: unmaskingModule(factory, bytes),
+  });
+  const before = [...globalThis.anaStdlibOnDemand];
+  const rows = pyodide.runPython(`
+import csv, io, difflib
+rows = list(csv.reader(io.StringIO("a,b\\\\n1,2\\\\n")))
+str(rows) + " " + csv.__file__
+`);
+  const asked = [...globalThis.anaStdlibOnDemand];
+  globalThis.anaStdlibOnDemand.length = 0; // asked on purpose: not the app's own import
+  return { before, rows, asked };
+}"""
+
+
+def test_a_module_left_out_of_the_start_zip_is_fetched_once_when_imported(
+    page: Page, server: Server
+) -> None:
+    rest: list[str] = []
+    page.on("request", lambda r: rest.append(r.url) if "python_stdlib_rest" in r.url else None)
+    page.goto(server.url + "/")
+    wait_ready(page)
+    assert rest == []  # the page itself never needs the rest
+    result = page.evaluate(IMPORT_FROM_THE_REST)
+    assert result["before"] == []
+    assert result["rows"].startswith("[['a', 'b'], ['1', '2']] ")
+    assert result["rows"].endswith("/python_stdlib_rest.zip/csv.py")
+    assert result["asked"] == ["csv"]  # one fetch, for the first module that needed it
+    assert len(rest) == 1 and "/vendor/" in rest[0]

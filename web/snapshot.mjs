@@ -8,8 +8,10 @@
 // Two things keep the snapshot and the standard library small on the wire: the modules the
 // snapshot holds imported get a stub instead of their source in the python_stdlib.zip served
 // beside it (backend/runtime.stub_zip; the full zip stays in vendor/bench/ for the bare
-// Pyodide baseline of the benchmarks, which has no snapshot), and the allocator's free memory
-// is zeroed before the snapshot is taken (web/zero-free-memory.mjs).
+// Pyodide baseline of the benchmarks, which has no snapshot), every other module no window
+// imports at start moves to python_stdlib_rest.zip, fetched only if Python imports one
+// (web/stdlib_rest.py, installed here), and the allocator's free memory is zeroed before the
+// snapshot is taken (web/zero-free-memory.mjs).
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +26,7 @@ const out = join(web, "vendor", "snapshot");
 const stdlib = join(pyodideDir, "python_stdlib.zip");
 // The full standard library, for the bench's bare Pyodide page only (left out of the wheel).
 const fullStdlib = join(web, "vendor", "bench", "python_stdlib.zip");
+const stdlibRest = join(pyodideDir, "python_stdlib_rest.zip");
 // web/runtime.json: the runtime files the snapshot must match, and the packages it imports
 // (written where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
 const runtime = JSON.parse(readFileSync(join(web, "runtime.json"), "utf8"));
@@ -39,7 +42,10 @@ const MODULES = [
   "urllib.parse", "uuid", "weakref", "ast", "codeop", "concurrent.futures", "contextvars",
   "copy", "dis", "fnmatch", "glob", "html.entities", "ipaddress", "logging", "pathlib",
   "selectors", "shutil", "tempfile", "threading", "tokenize", "zipfile",
+  "_strptime", "difflib", // what datetime.strptime and a live merge import on first use
   "markdown_it", "markdown_it.token", "markdown_it.common.utils", "mdurl",
+  // importlib.invalidate_caches() imports it; the build calls that after the zip is rewritten
+  "importlib.metadata",
 ];
 
 const sha = (bytes) => createHash("sha256").update(bytes).digest("hex");
@@ -92,18 +98,44 @@ json.dumps(sorted({
 }))
 `));
 execFileSync(python, ["-m", "backend.delivery.runtime", "stub-zip", stdlib, ...imported], { cwd: root });
+// What no window imports at start leaves the zip for python_stdlib_rest.zip, fetched on demand
+// by a finder installed here, last on sys.meta_path (web/stdlib_rest.py says how).
+const moved = JSON.parse(execFileSync(python, ["-m", "backend.delivery.runtime", "split-zip",
+  stdlib, stdlibRest, ...runtime.stdlib_after_snapshot], { cwd: root }).toString());
 pyodide.FS.writeFile(zipPath, readFileSync(stdlib));
 pyodide.runPython(`
-import importlib, zipimport
-importlib.invalidate_caches()  # zipimport re-reads the table of contents of the new zip
+import importlib, sys, zipimport
+importlib.invalidate_caches()  # zipimport forgets the old zip's table of contents
+sys.path_importer_cache[${JSON.stringify(zipPath)}].find_spec("_")  # and reads the new one
 assert zipimport._zip_directory_cache[${JSON.stringify(zipPath)}] == \
     zipimport._read_directory(${JSON.stringify(zipPath)}), "zipimport kept the old zip's table"
+`);
+pyodide.runPython(`
+import importlib.util, sys
+spec = importlib.util.spec_from_loader("_ana_stdlib_rest", loader=None)
+module = importlib.util.module_from_spec(spec)
+exec(compile(${JSON.stringify(readFileSync(join(web, "stdlib_rest.py"), "utf8"))},
+             "web/stdlib_rest.py", "exec"), module.__dict__)
+sys.modules[spec.name] = module
+
+def _fetch_rest(name):  # the page's synchronous fetch (web/static/pyodide-snapshot.mjs)
+    import js
+    return js.anaStdlibRest(name).to_bytes()
+
+sys.meta_path.append(module.RestFinder(${JSON.stringify(moved)},
+                                       "/lib/python_stdlib_rest.zip", _fetch_rest))
+del spec, module
 import gc
 gc.collect()
 `);
 const zeroed = zeroFreeMemory(pyodide._module);
-for (const name of RUNTIME) inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
+for (const name of [...RUNTIME, "python_stdlib_rest.zip"]) {
+  inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
+}
 const snapshot = pyodide.makeMemorySnapshot();
+// The build goes on using this interpreter (the bytecode below); an import of the rest now
+// reads it from disk. Before the snapshot none may: the finder must be saved unfetched.
+globalThis.anaStdlibRest = () => new Uint8Array(readFileSync(stdlibRest));
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const file = "pyodide.snapshot"; // one URL for every window, so a pop-out finds it cached
@@ -111,7 +143,7 @@ writeFileSync(join(out, file), snapshot);
 writeFileSync(join(out, "manifest.json"), JSON.stringify(
   { file, sha256: sha(snapshot), modules: MODULES, inputs }, null, 1) + "\n");
 console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB; ` +
-  `${imported.length} stdlib members stubbed; free memory zeroed: ` +
+  `${imported.length} stdlib members stubbed, ${moved.length} on demand; free memory zeroed: ` +
   `${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
 
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not

@@ -37,6 +37,9 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 # baseline, whose served copy has stubs for the snapshot's modules). Served when present, not
 # counted in a first visit's bytes, and left out of the wheel (setup.py, MANIFEST.in).
 BENCH_GROUP = "bench"
+# Fetched only when Python imports a module no window needs at start (web/stdlib_rest.py): not
+# part of a first visit's bytes either.
+ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip"})
 REVALIDATE = "no-cache"
 PREFERENCE = ("br", "gzip")  # the smaller first, when the browser takes both
 _BUNDLE_BROTLI_QUALITY = 7  # at start-up: 0.1 s for the bundle, a few KB above quality 11
@@ -184,7 +187,7 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         bodies: dict[str | None, Path | bytes] = {None: vendor / name}
         bodies |= {encoding: vendor / (name + suffix) for encoding, suffix in encodings.items()}
         asset = Asset(_media_type(name), entry["sha256"], bodies)
-        size = 0 if group_of(name) == BENCH_GROUP else entry["bytes"]
+        size = 0 if group_of(name) == BENCH_GROUP or name in ON_DEMAND else entry["bytes"]
         runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, size)
     runtime.bytecode = read_bytecode(vendor)
     runtime.pyscript_bytecode = read_members(vendor / PYSCRIPT_BYTECODE_ZIP)

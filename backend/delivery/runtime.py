@@ -114,6 +114,59 @@ def stub_zip(path: Path, members: list[str]) -> None:
     tmp.replace(path)
 
 
+def module_name(member: str) -> str | None:
+    """The module a zip member holds ("email/mime/text.py" -> "email.mime.text"), or None."""
+    if not member.endswith(".py"):
+        return None
+    name = member.removesuffix(".py").removesuffix("/__init__")
+    return name.replace("/", ".")
+
+
+def split_zip(path: Path, rest: Path, keep: set[str]) -> list[str]:
+    """Move the sources no window needs at start out of a stub-holding zip, into `rest`.
+
+    Called by web/snapshot.mjs after stub_zip: every `.py` member that is not a stub and whose
+    module is not in `keep` (the modules a window imports from the zip after the snapshot is
+    restored, web/runtime.json's `stdlib_after_snapshot`) goes to `rest`, stored, in the
+    same order; stubs and data files stay, and a folder stays where any of its files does.
+    Returns the moved modules' names,
+    which the snapshot's on-demand finder (web/stdlib_rest.py) answers for.
+    """
+    with zipfile.ZipFile(path) as source:
+        entries = [(info, source.read(info)) for info in source.infolist()]
+    if not any(data.startswith(STUB_MARK.encode()) for _, data in entries):
+        raise ValueError(f"{path} holds no stubs; stub it first")
+    known = {module_name(info.filename) for info, _ in entries}
+    if unknown := sorted(keep - known):
+        raise ValueError(f"{path.name} has no module {unknown[0]!r} to keep")
+    stays = {
+        info.filename
+        for info, data in entries
+        if not info.is_dir()
+        and (module_name(info.filename) in keep | {None} or data.startswith(STUB_MARK.encode()))
+    }
+    # A folder left without its files would read as an empty namespace package that shadows
+    # the real one in the rest: it goes where its files go.
+    stays |= {
+        info.filename
+        for info, _ in entries
+        if info.is_dir() and any(name.startswith(info.filename) for name in stays)
+    }
+    moved: list[str] = []
+    tmp = path.with_suffix(".tmp")
+    with (
+        zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as kept,
+        zipfile.ZipFile(rest, "w", zipfile.ZIP_STORED) as away,
+    ):
+        for info, data in entries:
+            info.compress_type = zipfile.ZIP_STORED
+            (kept if info.filename in stays else away).writestr(info, data)
+            if info.filename not in stays and (name := module_name(info.filename)):
+                moved.append(name)
+    tmp.replace(path)
+    return moved
+
+
 BYTECODE_ZIP = "bytecode.zip"  # in web/vendor, beside the runtime; read by the server only
 CACHE_TAG_MEMBER = "cache_tag"  # its member naming the interpreter, e.g. "cpython-314"
 
@@ -226,6 +279,9 @@ def main(argv: list[str]) -> int:
     elif command == "stub-zip":
         path, *members = args
         stub_zip(Path(path), members)
+    elif command == "split-zip":
+        path, rest, *keep = args
+        print(json.dumps(split_zip(Path(path), Path(rest), set(keep))))
     elif command == "bundle":
         Path(args[0]).write_bytes(python_bundle())
     else:

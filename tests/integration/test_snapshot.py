@@ -90,8 +90,9 @@ def test_a_snapshot_that_does_not_unmask_to_the_original_fails_the_check(tmp_pat
 
 
 # Restores the built snapshot in Node with the served standard library, unmasked as the page
-# does it, then
-# imports a module the snapshot does not hold (csv, from the zip) and reloads one it does.
+# does it, then imports a module the start zip keeps (pyodide.http), one only the rest holds
+# (csv: fetched once, through the page's hook, here read from disk) and reloads one the
+# snapshot holds (json: a stub).
 RESTORE = """
 import { readFileSync } from "node:fs";
 const [vendor] = process.argv.slice(1);
@@ -100,17 +101,26 @@ const factory = (await import(`${vendor}/pyodide/pyodide.asm.mjs`)).default;
 const { unmaskingModule } = await import(`${vendor}/../static/snapshot-mask.mjs`);
 const bytes = new Uint8Array(readFileSync(`${vendor}/snapshot/pyodide.snapshot`));
 const snapshot = Promise.resolve(bytes);
+const asked = globalThis.asked = [];
+globalThis.anaStdlibRest = (name) => {
+  asked.push(name);
+  return new Uint8Array(readFileSync(`${vendor}/pyodide/python_stdlib_rest.zip`));
+};
 const pyodide = await loadPyodide({ indexURL: `${vendor}/pyodide/`, _loadSnapshot: snapshot,
   createPyodideModule: unmaskingModule(factory, snapshot) });
 console.log(pyodide.runPython(`
-import csv, importlib, json, sys
+import importlib, js, json, sys
+import pyodide.http
+before = str(js.asked.length)
+import csv, csv as again
 try:
     importlib.reload(json)
     reloaded = "reloaded"
 except ImportError as error:
     reloaded = str(error)
-"\\\\n".join([csv.__file__, str("json" in sys.modules), reloaded])
+"\\\\n".join([pyodide.http.__file__, before, csv.__file__, str("json" in sys.modules), reloaded])
 `));
+console.log(JSON.stringify(asked));
 """
 
 
@@ -125,8 +135,11 @@ def test_the_served_stdlib_imports_what_the_snapshot_lacks_and_refuses_its_modul
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    csv_file, json_loaded, reloaded = done.stdout.strip().splitlines()
-    assert csv_file.endswith(".zip/csv.py")  # read from the zip, in full
+    http_file, before, csv_file, json_loaded, reloaded, asked = done.stdout.strip().splitlines()
+    assert http_file.endswith(".zip/pyodide/http/__init__.py") and "rest" not in http_file
+    assert before == "0"  # the start zip's own modules fetch nothing
+    assert csv_file.endswith("/python_stdlib_rest.zip/csv.py")  # from the rest, in full
+    assert asked == '["csv"]'  # fetched once, for the module that needed it
     assert json_loaded == "True"  # restored with the snapshot, never read from the zip
     assert reloaded == (
         "json/__init__.py: its module is imported in the Pyodide snapshot, the source was left out"

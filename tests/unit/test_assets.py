@@ -128,6 +128,14 @@ def test_the_bench_files_are_served_uncounted_and_may_be_left_out(tmp_path):
     assert "/vendor/pyodide/python_stdlib.zip" in runtime.assets
 
 
+def test_the_rest_of_the_stdlib_is_served_but_not_counted_in_a_first_visit(tmp_path):
+    names = {"pyodide/python_stdlib.zip": b"start", "pyodide/python_stdlib_rest.zip": b"r" * 99}
+    runtime = load_vendor(_vendor(tmp_path, names))
+    rest = runtime.rewrite("/vendor/pyodide/python_stdlib_rest.zip")
+    assert rest.startswith("/vendor/") and rest in runtime.assets  # hashed with its group
+    assert runtime.raw_bytes == len(b"start")  # fetched only by an import that needs it
+
+
 def test_the_page_names_the_size_of_the_snapshot_it_preloads():
     # The loader hands Pyodide a buffer of this size before the snapshot has arrived, so it
     # must be the size of the very file the page's preload link fetches.

@@ -18,6 +18,8 @@ const SNAPSHOT = "/vendor/snapshot/pyodide.snapshot";
 const INDEX_URL = "/vendor/pyodide/";
 const FACTORY = "/vendor/pyodide/pyodide.asm.mjs"; // Emscripten's module factory (preloaded)
 const BUNDLE = "/py/app.zip"; // the page's Python (backend/delivery/runtime.python_bundle)
+// The standard library's modules no window imports at start (web/stdlib_rest.py).
+const STDLIB_REST = "/vendor/pyodide/python_stdlib_rest.zip";
 
 const status = (text) => {
   const el = document.getElementById("boot-status");
@@ -106,6 +108,26 @@ for finder in sys.path_importer_cache.values():
         finder.invalidate_caches()
 random.seed()
 `;
+
+// Called by the snapshot's on-demand finder (web/stdlib_rest.py) inside an import, which
+// cannot wait for a promise: a synchronous request, once per window, and only when Python
+// imports a module of the rest (the e2e suite checks the app's own use never does). A
+// synchronous request cannot ask for an ArrayBuffer, so the bytes come as a text of one
+// byte per character. Each module that needed it is listed for tests and debugging.
+globalThis.anaStdlibOnDemand = [];
+globalThis.anaStdlibRest = (name) => {
+  globalThis.anaStdlibOnDemand.push(name);
+  console.info(`Python imports ${name}: fetching the rest of the standard library`);
+  const request = new XMLHttpRequest();
+  request.open("GET", STDLIB_REST, false);
+  request.overrideMimeType("text/plain; charset=x-user-defined");
+  request.send();
+  if (request.status !== 200) throw new Error(`${STDLIB_REST} answered ${request.status}`);
+  const text = request.responseText;
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+};
 
 async function fetchBundle() {
   const response = await fetch(BUNDLE);
