@@ -8,6 +8,7 @@ from playwright.sync_api import Page, expect
 
 from backend.delivery.runtime import STUB_MARK
 from e2e.conftest import Server, wait_ready
+from support.browser import RESTORE_BESIDE_THE_PAGE
 
 
 def test_boot_fetches_only_from_own_origin(page: Page, server: Server) -> None:
@@ -57,20 +58,12 @@ def test_the_app_imports_from_the_stdlib_zip_whose_snapshot_modules_are_stubs(
         assert "csv.py" not in stdlib.namelist()  # in python_stdlib_rest.zip, on demand
 
 
-# A second interpreter restored from the page's own snapshot (as in test_snapshot_mask.py),
-# beside the page's: its finder uses the page's fetch of the rest (pyodide-snapshot.mjs).
-IMPORT_FROM_THE_REST = """async () => {
-  const link = (end) => [...document.querySelectorAll("link[href]")]
-    .map((l) => l.href).find((href) => href.endsWith(end));
-  const { unmaskingModule } = await import("/static/snapshot-mask.mjs");
-  const factory = (await import(link("/pyodide/pyodide.asm.mjs"))).default;
-  const { loadPyodide } = await import(link("/pyodide/pyodide.mjs"));
-  const served = await fetch(link("/snapshot/pyodide.snapshot"));
-  const bytes = new Uint8Array(await served.arrayBuffer());
-  const indexURL = link("/pyodide/pyodide.mjs").replace(/pyodide\\.mjs$/, "");
-  const pyodide = await loadPyodide({
-    indexURL, _loadSnapshot: bytes, createPyodideModule: unmaskingModule(factory, bytes),
-  });
+# A second interpreter beside the page's: its finder uses the page's fetch of the rest
+# (web/static/pyodide-snapshot.mjs).
+IMPORT_FROM_THE_REST = (
+    "async () => {"
+    + RESTORE_BESIDE_THE_PAGE
+    + """
   const before = [...globalThis.anaStdlibOnDemand];
   const rows = pyodide.runPython(`
 import csv, io, difflib
@@ -81,6 +74,7 @@ str(rows) + " " + csv.__file__
   globalThis.anaStdlibOnDemand.length = 0; // asked on purpose: not the app's own import
   return { before, rows, asked };
 }"""
+)
 
 
 def test_a_module_left_out_of_the_start_zip_is_fetched_once_when_imported(

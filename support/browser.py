@@ -31,3 +31,23 @@ def chromium_path() -> str:
     if not path:
         raise RuntimeError("Debian's chromium is not installed; ./dev setup installs it")
     return path
+
+
+# The body's first statements for a page.evaluate("async () => {...}"): a second Pyodide beside
+# the page's, restored from the page's own snapshot through the page's unmasking factory
+# (web/static/snapshot-mask.mjs). The runtime URLs come from the page's (hashed) preload
+# links, so every file is read from the HTTP cache. Leaves `bytes` (the snapshot as served)
+# and `pyodide`.
+RESTORE_BESIDE_THE_PAGE = """
+  const link = (end) => [...document.querySelectorAll("link[href]")]
+    .map((l) => l.href).find((href) => href.endsWith(end));
+  const { unmaskingModule } = await import("/static/snapshot-mask.mjs");
+  const factory = (await import(link("/pyodide/pyodide.asm.mjs"))).default;
+  const { loadPyodide } = await import(link("/pyodide/pyodide.mjs"));
+  const served = await fetch(link("/snapshot/pyodide.snapshot"));
+  const bytes = new Uint8Array(await served.arrayBuffer());
+  const indexURL = link("/pyodide/pyodide.mjs").replace(/pyodide\\.mjs$/, "");
+  const pyodide = await loadPyodide({
+    indexURL, _loadSnapshot: bytes, createPyodideModule: unmaskingModule(factory, bytes),
+  });
+"""
