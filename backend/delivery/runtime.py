@@ -11,7 +11,9 @@ already holds imported, a two-line stub instead of its source (`stub_zip`, calle
 web/snapshot.mjs, which knows which modules those are): the page never reads them, since
 restoring the snapshot restores the modules. A stub raises ImportError naming itself, so a
 re-import (importlib.reload, a module dropped from sys.modules) fails clearly instead of
-running nothing; a traceback through such a module shows no source line.
+running nothing; a traceback through such a module shows no source line. Every other module
+no window imports at start then leaves that zip for python_stdlib_rest.zip (`split_zip`),
+which the page fetches only when Python imports one of them (web/stdlib_rest.py).
 
 The page's Python also ships as bytecode: web/snapshot.mjs compiles every module of the
 bundle with the page's own interpreter (Pyodide's CPython, not the server's) into
@@ -129,8 +131,8 @@ def split_zip(path: Path, rest: Path, keep: set[str]) -> list[str]:
     module is not in `keep` (the modules a window imports from the zip after the snapshot is
     restored, web/runtime.json's `stdlib_after_snapshot`) goes to `rest`, stored, in the
     same order; stubs and data files stay, and a folder stays where any of its files does.
-    Returns the moved modules' names,
-    which the snapshot's on-demand finder (web/stdlib_rest.py) answers for.
+    Returns the moved modules' names, which the snapshot's on-demand finder
+    (web/stdlib_rest.py) answers for.
     """
     with zipfile.ZipFile(path) as source:
         entries = [(info, source.read(info)) for info in source.infolist()]
