@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { zeroFreeMemory } from "./zero-free-memory.mjs";
 
@@ -26,6 +26,7 @@ const out = join(web, "vendor", "snapshot");
 const stdlib = join(pyodideDir, "python_stdlib.zip");
 // The full standard library, for the bench's bare Pyodide page only (left out of the wheel).
 const fullStdlib = join(web, "vendor", "bench", "python_stdlib.zip");
+// Every other module, fetched on demand (its URL: web/static/pyodide-snapshot.mjs).
 const stdlibRest = join(pyodideDir, "python_stdlib_rest.zip");
 // web/runtime.json: the runtime files the snapshot must match, and the packages it imports
 // (written where /py/app.zip puts them too). backend/snapshot.py checks the same inputs.
@@ -129,7 +130,7 @@ import gc
 gc.collect()
 `);
 const zeroed = zeroFreeMemory(pyodide._module);
-for (const name of [...RUNTIME, "python_stdlib_rest.zip"]) {
+for (const name of [...RUNTIME, basename(stdlibRest)]) {
   inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
 }
 const snapshot = pyodide.makeMemorySnapshot();
