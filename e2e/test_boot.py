@@ -58,6 +58,27 @@ def test_the_app_imports_from_the_stdlib_zip_whose_snapshot_modules_are_stubs(
         assert "csv.py" not in stdlib.namelist()  # in python_stdlib_rest.zip, on demand
 
 
+def test_the_app_boots_from_bytecode_without_the_sources_it_replaces(
+    page: Page, server: Server
+) -> None:
+    """The bundle carries .pyc files in place of the sources compiled at build, and none of
+    markdown-it's, which the snapshot holds imported; the page boots from exactly that."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    with page.expect_response(lambda r: r.url.endswith("/app.zip")) as served:
+        page.goto(server.url + "/")
+    wait_ready(page)
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    assert errors == []
+    expect(page.get_by_test_id("boot-error")).to_have_count(0)
+
+    with zipfile.ZipFile(io.BytesIO(served.value.body())) as bundle:
+        names = set(bundle.namelist())
+    assert {"app/boot.pyc", "app/__init__.pyc", "ambient/store.pyc"} <= names
+    assert not {"app/boot.py", "app/__init__.py", "ambient/store.py"} & names
+    assert not [name for name in names if name.startswith("markdown_it/main.")]
+
+
 # A second interpreter beside the page's: its finder uses the page's fetch of the rest
 # (web/static/pyodide-snapshot.mjs).
 IMPORT_FROM_THE_REST = (

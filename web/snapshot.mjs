@@ -80,6 +80,16 @@ MarkdownIt("commonmark")  # its rule tables, built once here
 bad = sorted(m for m in sys.modules if m.startswith(("pyodide.http", "pyscript", "app")))
 assert not bad, f"browser-bound modules in the snapshot: {bad}"
 `);
+// The bundle's sources now imported: the server leaves them out of the bundle
+// (backend/delivery/runtime.without_held), as restoring the snapshot restores them.
+const held = JSON.parse(pyodide.runPython(`
+import json, sys
+specs = [getattr(module, "__spec__", None) for module in list(sys.modules.values())]
+json.dumps(sorted({
+    spec.origin.removeprefix("/home/pyodide/") for spec in specs
+    if spec is not None and spec.origin and spec.origin.startswith("/home/pyodide/")
+}))
+`));
 
 // The standard-library modules now imported are never read from the zip again in the page:
 // their members become stubs, and zipimport's table of contents (offsets included, held in
@@ -142,9 +152,10 @@ mkdirSync(out, { recursive: true });
 const file = "pyodide.snapshot"; // one URL for every window, so a pop-out finds it cached
 writeFileSync(join(out, file), snapshot);
 writeFileSync(join(out, "manifest.json"), JSON.stringify(
-  { file, sha256: sha(snapshot), modules: MODULES, inputs }, null, 1) + "\n");
+  { file, sha256: sha(snapshot), modules: MODULES, held, inputs }, null, 1) + "\n");
 console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB; ` +
-  `${imported.length} stdlib members stubbed, ${moved.length} on demand; free memory zeroed: ` +
+  `${imported.length} stdlib members stubbed, ${moved.length} on demand, ${held.length} bundle ` +
+  `sources held; free memory zeroed: ` +
   `${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
 
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not

@@ -27,9 +27,11 @@ from fastapi.responses import FileResponse
 from backend.delivery.runtime import (
     PYSCRIPT_BYTECODE_ZIP,
     read_bytecode,
+    read_held,
     read_members,
     with_bytecode,
     with_members,
+    without_held,
 )
 
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -138,6 +140,8 @@ class Runtime:
     bytecode: tuple[str, dict[str, bytes]] | None = None
     # PyScript's own package compiled at build (vendor/pyscript-bytecode.zip): {member: pyc}
     pyscript_bytecode: dict[str, bytes] = field(default_factory=dict)
+    # Bundle members the snapshot holds imported (its manifest's `held`): {member: sha}
+    held: dict[str, str] = field(default_factory=dict)
 
     def add(self, logical: str, hashed: str, asset: Asset, size: int) -> None:
         self.assets[hashed] = (asset, True)
@@ -191,6 +195,7 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, size)
     runtime.bytecode = read_bytecode(vendor)
     runtime.pyscript_bytecode = read_members(vendor / PYSCRIPT_BYTECODE_ZIP)
+    runtime.held = read_held(vendor)
     return runtime
 
 
@@ -211,12 +216,14 @@ def unlisted_files(vendor: Path, table: dict) -> list[str]:
 def add_bundle(runtime: Runtime, logical: str, data: bytes, media_type: str) -> None:
     """Serve bytes made at start (the Python bundle) compressed, under a hashed URL too.
 
-    The bundle gets the build's bytecode of every module whose source it was compiled from
-    (backend/runtime.with_bytecode): the page imports those without compiling them. So does
-    PyScript's own package, whose sources PyScript writes beside them (runtime.with_members).
+    The bundle leaves out the sources the snapshot holds imported (runtime.without_held) and
+    carries the build's bytecode in place of every source it was compiled from
+    (runtime.with_bytecode): the page imports those without compiling them. So does PyScript's
+    own package, whose sources PyScript writes beside them (runtime.with_members).
     """
+    data = without_held(data, runtime.held)
     if runtime.bytecode is not None:
-        data = with_bytecode(data, *runtime.bytecode)
+        data = with_bytecode(data, runtime.bytecode[1])
     data = with_members(data, runtime.pyscript_bytecode)
     digest = hashlib.sha256(data).hexdigest()
     folder, _, name = logical.rpartition("/")

@@ -18,10 +18,11 @@ which the page fetches only when Python imports one of them (web/stdlib_rest.py)
 The page's Python also ships as bytecode: web/snapshot.mjs compiles every module of the
 bundle with the page's own interpreter (Pyodide's CPython, not the server's) into
 vendor/bytecode.zip, one checked hash-based .pyc per source, named by the source's SHA-256.
-`with_bytecode` adds to the bundle the .pyc of each member whose source is exactly the one
-compiled, under `__pycache__/` where the import system looks; a module edited since the build
-simply has none and is compiled from source in the page, as before. Checked .pyc files carry
-the hash of their source, so the page never runs one that does not match it either.
+`with_bytecode` replaces in the bundle each member whose source is exactly the one compiled by
+its .pyc, which the page imports without a source; a module edited since the build simply has
+none and ships as source, compiled in the page. The sources of modules the snapshot already
+holds imported (markdown-it's) leave the bundle altogether (`without_held`): the page never
+reads them.
 `python -m backend.delivery.runtime bundle PATH` writes the bundle the server would serve.
 """
 
@@ -184,20 +185,52 @@ def read_bytecode(vendor: Path) -> tuple[str, dict[str, bytes]] | None:
     return tag, table
 
 
-def with_bytecode(bundle: bytes, tag: str, table: dict[str, bytes]) -> bytes:
-    """The bundle (a zip) with `pkg/__pycache__/mod.<tag>.pyc` after every source compiled."""
+def with_bytecode(bundle: bytes, table: dict[str, bytes]) -> bytes:
+    """The bundle (a zip) with every source compiled at build replaced by its .pyc.
+
+    `pkg/mod.py` becomes `pkg/mod.pyc`, which the import system loads without a source (its
+    sourceless loader): the page downloads, writes and hashes no source it would not run. A
+    traceback through such a module names its file and line, without the line's text.
+    """
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
         for info in source.infolist():
             data = source.read(info)
-            target.writestr(info, data)
             pyc = table.get(hashlib.sha256(data).hexdigest())
             if pyc is None or not info.filename.endswith(".py"):
+                target.writestr(info, data)
                 continue
-            folder, _, name = info.filename.rpartition("/")
-            compiled = zipfile.ZipInfo(f"{folder}/__pycache__/{name[:-3]}.{tag}.pyc")
+            compiled = zipfile.ZipInfo(info.filename + "c")
             compiled.date_time = info.date_time
             target.writestr(compiled, pyc)
+    return out.getvalue()
+
+
+def read_held(vendor: Path) -> dict[str, str]:
+    """{bundle member: SHA-256} of the sources the snapshot holds imported ({} without one).
+
+    web/snapshot.mjs writes them into the snapshot's manifest as `held`, with the digest of
+    each in its `inputs`: restoring the snapshot restores those modules, so the page never
+    reads their files.
+    """
+    path = vendor / "snapshot" / "manifest.json"
+    if not path.is_file():
+        return {}
+    manifest = json.loads(path.read_text())
+    digests = manifest.get("inputs", {}).get("python", {})
+    return {name: digests[name] for name in manifest.get("held", []) if name in digests}
+
+
+def without_held(bundle: bytes, held: dict[str, str]) -> bytes:
+    """The bundle (a zip) without each member `held` names, when its bytes are the ones held."""
+    if not held:
+        return bundle
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if held.get(info.filename) != hashlib.sha256(data).hexdigest():
+                target.writestr(info, data)
     return out.getvalue()
 
 

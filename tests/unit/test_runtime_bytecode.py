@@ -1,4 +1,5 @@
-"""The page's Python ships with the build's bytecode, only for sources it was compiled from."""
+"""The page's Python ships as the build's bytecode, in place of the sources it was compiled from,
+and without the sources the snapshot holds imported."""
 
 import hashlib
 import io
@@ -8,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from backend.delivery.runtime import CHECKOUT_WEB, python_bundle, read_bytecode, with_bytecode
+from backend.delivery.runtime import (
+    CHECKOUT_WEB,
+    python_bundle,
+    read_bytecode,
+    read_held,
+    with_bytecode,
+    without_held,
+)
 from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag
@@ -24,24 +32,39 @@ def _import_from(tmp_path: Path, bundle: bytes) -> str:
     return import_in(tmp_path, "pkg.mod")
 
 
-def test_a_compiled_source_gets_its_pyc_where_the_import_system_reads_it(tmp_path):
-    table = {hashlib.sha256(SOURCE).hexdigest(): _pyc(SOURCE, runs="VALUE = 'from bytecode'")}
-    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": SOURCE}), TAG, table)
+def test_a_compiled_source_is_replaced_by_its_pyc_which_imports_without_it(tmp_path):
+    table = {
+        hashlib.sha256(SOURCE).hexdigest(): _pyc(SOURCE, runs="VALUE = 'from bytecode'"),
+        hashlib.sha256(b"").hexdigest(): _pyc(b"", runs=""),
+    }
+    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": SOURCE}), table)
     names = zipfile.ZipFile(io.BytesIO(bundle)).namelist()
-    assert names == ["pkg/__init__.py", "pkg/mod.py", f"pkg/__pycache__/mod.{TAG}.pyc"]
+    assert names == ["pkg/__init__.pyc", "pkg/mod.pyc"]  # a package too imports without source
     assert _import_from(tmp_path, bundle) == "from bytecode"
 
 
 def test_a_source_edited_since_the_build_gets_no_pyc_and_runs_from_source(tmp_path):
     table = {hashlib.sha256(SOURCE).hexdigest(): _pyc(SOURCE, runs="VALUE = 'from bytecode'")}
     edited = b"VALUE = 'edited'\n"
-    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": edited}), TAG, table)
-    assert not [n for n in zipfile.ZipFile(io.BytesIO(bundle)).namelist() if ".pyc" in n]
+    bundle = with_bytecode(zip_of({"pkg/__init__.py": b"", "pkg/mod.py": edited}), table)
+    names = zipfile.ZipFile(io.BytesIO(bundle)).namelist()
+    assert names == ["pkg/__init__.py", "pkg/mod.py"]
     assert _import_from(tmp_path, bundle) == "edited"
 
 
-def test_the_built_bytecode_reaches_the_served_bundle():
-    """web/vendor/bytecode.zip is Pyodide's, and the server's bundle carries .pyc files from it.
+def test_only_the_held_sources_with_the_bytes_the_snapshot_imported_leave_the_bundle():
+    members = {"lib/__init__.py": b"", "lib/used.py": b"A = 1\n", "lib/lazy.py": b"B = 2\n"}
+    held = {
+        "lib/__init__.py": hashlib.sha256(b"").hexdigest(),
+        "lib/used.py": hashlib.sha256(b"A = 0\n").hexdigest(),  # another version: kept
+    }
+    bundle = without_held(zip_of(members), held)
+    assert zipfile.ZipFile(io.BytesIO(bundle)).namelist() == ["lib/used.py", "lib/lazy.py"]
+
+
+def test_the_built_bytecode_and_snapshot_shape_the_served_bundle():
+    """web/vendor/bytecode.zip is Pyodide's, and the server's bundle carries .pyc files from it,
+    without markdown-it's sources, which the snapshot holds imported.
 
     Not every module: one edited since the last build is compiled in the page instead.
     """
@@ -50,6 +73,12 @@ def test_the_built_bytecode_reaches_the_served_bundle():
         pytest.fail("web/vendor/bytecode.zip is missing: run ./dev setup")
     tag, table = compiled
     assert tag.startswith("cpython-") and tag != TAG  # the page's interpreter, not the server's
-    served = with_bytecode(python_bundle(CHECKOUT_WEB), tag, table)
+    held = read_held(CHECKOUT_WEB / "vendor")
+    assert "markdown_it/main.py" in held and "mdurl/__init__.py" in held
+    served = without_held(python_bundle(CHECKOUT_WEB), held)
+    served = with_bytecode(served, table)
     names = zipfile.ZipFile(io.BytesIO(served)).namelist()
-    assert any(name.endswith(f".{tag}.pyc") for name in names)
+    compiled_names = [name for name in names if name.endswith(".pyc")]
+    assert compiled_names and not {name[:-1] for name in compiled_names} & set(names)
+    assert "markdown_it/main.py" not in names
+    assert "markdown_it/tree.py" in names  # imported by nothing at start: it stays
