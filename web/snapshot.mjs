@@ -139,6 +139,15 @@ del spec, module
 import gc
 gc.collect()
 `);
+// What -OO would have left out: the docstrings of all that is imported (web/strip_docstrings.py).
+const docstrings = pyodide.runPython(`
+namespace = {"__name__": "_ana_strip_docstrings"}
+exec(compile(${JSON.stringify(readFileSync(join(web, "strip_docstrings.py"), "utf8"))},
+             "web/strip_docstrings.py", "exec"), namespace)
+dropped = namespace["strip_docstrings"]()
+del namespace
+dropped
+`);
 const zeroed = zeroFreeMemory(pyodide._module);
 for (const name of [...RUNTIME, basename(stdlibRest)]) {
   inputs.runtime[name] = sha(readFileSync(join(pyodideDir, name)));
@@ -155,7 +164,7 @@ writeFileSync(join(out, "manifest.json"), JSON.stringify(
   { file, sha256: sha(snapshot), modules: MODULES, held, inputs }, null, 1) + "\n");
 console.log(`web/vendor/snapshot: ${file} (${(snapshot.length / 2 ** 20).toFixed(1)} MiB; ` +
   `${imported.length} stdlib members stubbed, ${moved.length} on demand, ${held.length} bundle ` +
-  `sources held; free memory zeroed: ` +
+  `sources held, ${(docstrings / 1e6).toFixed(2)} MB of docstrings dropped; free memory zeroed: ` +
   `${(zeroed.zeroed / 1e6).toFixed(1)} MB in chunks, ${(zeroed.aboveBreak / 1e6).toFixed(1)} MB above the break)`);
 
 // The page's Python as bytecode, compiled by this interpreter (the page's CPython version, not

@@ -92,7 +92,7 @@ def test_a_snapshot_that_does_not_unmask_to_the_original_fails_the_check(tmp_pat
 # Restores the built snapshot in Node with the served standard library, unmasked as the page
 # does it, then imports a module the start zip keeps (pyodide.http), one only the rest holds
 # (csv: fetched once, through the page's hook, here read from disk) and reloads one the
-# snapshot holds (json: a stub).
+# snapshot holds (json: a stub). The snapshot's modules carry no docstrings and still run.
 RESTORE = """
 import { readFileSync } from "node:fs";
 const [vendor] = process.argv.slice(1);
@@ -118,7 +118,9 @@ try:
     reloaded = "reloaded"
 except ImportError as error:
     reloaded = str(error)
-"\\\\n".join([pyodide.http.__file__, before, csv.__file__, str("json" in sys.modules), reloaded])
+docs = str([json.__doc__, json.dumps.__doc__, json.JSONEncoder.__doc__, json.dumps([1])])
+"\\\\n".join([pyodide.http.__file__, before, csv.__file__, str("json" in sys.modules), reloaded,
+             docs])
 `));
 console.log(JSON.stringify(asked));
 """
@@ -135,7 +137,8 @@ def test_the_served_stdlib_imports_what_the_snapshot_lacks_and_refuses_its_modul
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    http_file, before, csv_file, json_loaded, reloaded, asked = done.stdout.strip().splitlines()
+    lines = done.stdout.strip().splitlines()
+    http_file, before, csv_file, json_loaded, reloaded, docs, asked = lines
     assert http_file.endswith(".zip/pyodide/http/__init__.py") and "rest" not in http_file
     assert before == "0"  # the start zip's own modules fetch nothing
     assert csv_file.endswith("/python_stdlib_rest.zip/csv.py")  # from the rest, in full
@@ -144,3 +147,4 @@ def test_the_served_stdlib_imports_what_the_snapshot_lacks_and_refuses_its_modul
     assert reloaded == (
         "json/__init__.py: its module is imported in the Pyodide snapshot, the source was left out"
     )
+    assert docs == "[None, None, None, '[1]']"  # web/strip_docstrings.py, run by the build
