@@ -40,19 +40,25 @@ def test_page_forbids_other_origins(page: Page, server: Server) -> None:
     assert "connect-src 'self'" in csp and "default-src 'self'" in csp
 
 
+def _boot_reading(page: Page, server: Server, suffix: str) -> bytes:
+    """Boot the sign-in page without an error; the body of the runtime file ending in `suffix`."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    with page.expect_response(lambda r: r.url.endswith(suffix)) as served:
+        page.goto(server.url + "/")
+    wait_ready(page)
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    expect(page.get_by_test_id("boot-error")).to_have_count(0)
+    assert errors == []
+    return served.value.body()
+
+
 def test_the_app_imports_from_the_stdlib_zip_whose_snapshot_modules_are_stubs(
     page: Page, server: Server
 ) -> None:
     """app.api imports pyodide.http, which the snapshot leaves out: it comes from the zip."""
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    with page.expect_response(lambda r: r.url.endswith("/python_stdlib.zip")) as served:
-        page.goto(server.url + "/")
-    wait_ready(page)
-    expect(page.get_by_test_id("login-username")).to_be_visible()
-    assert errors == []
-
-    with zipfile.ZipFile(io.BytesIO(served.value.body())) as stdlib:
+    served = _boot_reading(page, server, "/python_stdlib.zip")
+    with zipfile.ZipFile(io.BytesIO(served)) as stdlib:
         assert stdlib.read("json/__init__.py").startswith(STUB_MARK.encode())
         assert b"async def pyfetch(" in stdlib.read("pyodide/http/_pyfetch.py")
         assert "csv.py" not in stdlib.namelist()  # in python_stdlib_rest.zip, on demand
@@ -63,16 +69,8 @@ def test_the_app_boots_from_bytecode_without_the_sources_it_replaces(
 ) -> None:
     """The bundle carries .pyc files in place of the sources compiled at build, and none of
     markdown-it's, which the snapshot holds imported; the page boots from exactly that."""
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    with page.expect_response(lambda r: r.url.endswith("/app.zip")) as served:
-        page.goto(server.url + "/")
-    wait_ready(page)
-    expect(page.get_by_test_id("login-username")).to_be_visible()
-    assert errors == []
-    expect(page.get_by_test_id("boot-error")).to_have_count(0)
-
-    with zipfile.ZipFile(io.BytesIO(served.value.body())) as bundle:
+    served = _boot_reading(page, server, "/app.zip")
+    with zipfile.ZipFile(io.BytesIO(served)) as bundle:
         names = set(bundle.namelist())
     assert {"app/boot.pyc", "app/__init__.pyc", "ambient/store.pyc"} <= names
     assert not {"app/boot.py", "app/__init__.py", "ambient/store.py"} & names

@@ -107,3 +107,26 @@ def test_each_client_gets_the_encoding_it_accepts(server: Server) -> None:
     # Another build's hash is not this build's file: not found, never the new bytes.
     other = re.sub(r"/vendor/[0-9a-f]{12}/", "/vendor/000000000000/", url)
     assert _get(other, "br")[0] == 404
+
+
+def test_the_two_large_scripts_load_at_low_priority(browser: Browser, server: Server) -> None:
+    """pyodide.asm.mjs and CodeMirror are not needed for the first paint: the browser fetches
+    them at low priority (web/index.html), so the sign-in form never waits behind them."""
+    ctx = new_context(browser)
+    page = ctx.new_page()
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Network.enable")
+    priorities: dict[str, str] = {}
+
+    def sent(event: dict) -> None:
+        path = urlsplit(event["request"]["url"]).path
+        priorities.setdefault(path.rsplit("/", 1)[-1], event["request"]["initialPriority"])
+
+    cdp.on("Network.requestWillBeSent", sent)
+    page.goto(server.url + "/")
+    wait_ready(page)
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    assert priorities["pyodide.asm.mjs"] == "Low"
+    assert priorities["editor.js"] == "Low"
+    assert priorities["app.css"] == "VeryHigh"  # what the first paint does wait for
+    ctx.close()

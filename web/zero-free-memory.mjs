@@ -8,8 +8,8 @@
 // the same state with zeroed payloads. The heap must not grow while doing so (the page restores
 // the snapshot into a memory of the same fixed size): a footprint limit makes malloc answer 0
 // instead of asking for more memory, and the memory size and the break are checked after.
-// CPython's own small-object pools (pymalloc) keep their free blocks as they are: only their
-// owner knows which are free.
+// Pyodide's CPython is built without pymalloc (sysconfig's WITH_PYMALLOC is 0): every Python
+// object is a dlmalloc chunk, so no free block of a small-object pool escapes this.
 
 const MIN_BLOCK = 1; // dlmalloc's smallest chunk still holds a few payload bytes
 const MAX_BLOCK = 2 ** 24;
