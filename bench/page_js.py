@@ -19,12 +19,12 @@ VIEW_TEXT_LENGTH = (
     """(frame) => frame.querySelector('.cm-content').cmTile.root.view.state.doc.length"""
 )
 
-# The page's own editor module: its runtime URL is hashed (/vendor/<hash>/editor.js), and a
-# module imported at another URL would be another instance, with its own digest cache.
+# The page's own editor module: its runtime URL is hashed (/vendor/<hash>/editor/editor.js),
+# and a module imported at another URL would be another instance, with its own digest cache.
 EDITOR_MODULE = """(() => {
   const link = document.querySelector('link[rel="modulepreload"][href$="/editor.js"]');
   const entry = performance.getEntriesByType("resource")
-    .find((e) => /\\/vendor\\/[^/]+\\/editor\\.js$/.test(e.name));
+    .find((e) => /\\/vendor\\/[^/]+\\/editor\\/editor\\.js$/.test(e.name));
   return import((entry && entry.name) || link.href);
 })()"""
 

@@ -41,7 +41,7 @@ document.documentElement.dataset.ready = "true";
 <script type="module" src="/static/bench/plain-cm.js"></script></head>
 <body><div id="editor" style="width: 620px; height: 600px; overflow: auto"></div></body></html>
 """,
-    "plain-cm.js": """import { create } from "/vendor/editor.js";
+    "plain-cm.js": """import { create } from "/vendor/editor/view.js";
 const src = new URLSearchParams(location.search).get("src");
 const text = src ? await (await fetch(src)).text() : "";
 window.__view = create(document.getElementById("editor"), text, "Plain editor", () => {});

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, Response, expect
 
+from e2e.ambient_helpers import open_note
 from e2e.conftest import Server, new_context, wait_ready
 
 HASHED = re.compile(r"^/(vendor|py)/[0-9a-f]{12}/")
@@ -22,7 +23,7 @@ LARGE = (
     "/pyodide/python_stdlib.zip",
     "/pyodide/pyodide.asm.mjs",
     "/snapshot/pyodide.snapshot",
-    "/editor.js",
+    "/editor/editor.js",
     "/app.zip",
     "/pyscript/core.js",
 )
@@ -109,9 +110,12 @@ def test_each_client_gets_the_encoding_it_accepts(server: Server) -> None:
     assert _get(other, "br")[0] == 404
 
 
-def test_the_two_large_scripts_load_at_low_priority(browser: Browser, server: Server) -> None:
-    """pyodide.asm.mjs and CodeMirror are not needed for the first paint: the browser fetches
-    them at low priority (web/index.html), so the sign-in form never waits behind them."""
+def test_codemirror_waits_for_a_person_and_the_factory_loads_at_low_priority(
+    browser: Browser, server: Server
+) -> None:
+    """A sign-in page has no use for CodeMirror: a first visit fetches it only once the person
+    starts typing, at low priority, and the workspace they sign into has its editors. Pyodide's
+    module factory is not needed for the first paint either: low priority (web/index.html)."""
     ctx = new_context(browser)
     page = ctx.new_page()
     cdp = ctx.new_cdp_session(page)
@@ -127,6 +131,18 @@ def test_the_two_large_scripts_load_at_low_priority(browser: Browser, server: Se
     wait_ready(page)
     expect(page.get_by_test_id("login-username")).to_be_visible()
     assert priorities["pyodide.asm.mjs"] == "Low"
-    assert priorities["editor.js"] == "Low"
     assert priorities["app.css"] == "VeryHigh"  # what the first paint does wait for
+    assert "editor.js" in priorities  # the small module Python imports: key filters only
+    assert "view.js" not in priorities, sorted(priorities)  # Python is ready without it
+
+    page.get_by_test_id("login-username").press_sequentially("alice")
+    page.wait_for_function(  # the request shows in Resource Timing once it has ended
+        "() => performance.getEntriesByType('resource').some(e => e.name.endsWith('/view.js'))"
+    )
+    assert priorities["view.js"] == "Low"
+    page.get_by_test_id("login-password").fill("alice")
+    page.get_by_test_id("login-submit").click()
+    expect(page.get_by_test_id("workspace-select")).to_be_visible()
+    frame = open_note(page, "todo.md")  # the demo's note, in CodeMirror
+    expect(frame.locator(".cm-content")).not_to_be_empty()
     ctx.close()

@@ -218,6 +218,7 @@ RUNTIME_FILES = (
     "python_stdlib.zip",
     "app.zip",
     "editor.js",
+    "view.js",  # CodeMirror: a signed-in window preloads it (a sign-in page waits for typing)
 )
 
 

@@ -53,19 +53,24 @@ while (wanted.length) {
 mkdirSync(join(vendor, "pyscript"));
 for (const name of kept) cpSync(join(pyscriptDist, name), join(vendor, "pyscript", name));
 
-// The page's two bundles: the CodeMirror module, and fflate's zip reader for the interpreter
-// loader (web/static/pyodide-snapshot.mjs).
-for (const name of ["editor.js", "unzip.mjs"]) {
-  await build({
-    entryPoints: [join(web, name)],
-    bundle: true,
-    format: "esm",
-    minify: true,
-    target: "es2022",
-    outfile: join(vendor, name),
-    logLevel: "warning",
-  });
-}
+// The page's bundles: the editor (web/editor/: a small module Python imports, and CodeMirror's
+// part, which it imports on demand, split so that a sign-in page never downloads CodeMirror),
+// and fflate's zip reader for the interpreter loader (web/static/pyodide-snapshot.mjs).
+const bundled = { bundle: true, format: "esm", minify: true, target: "es2022", logLevel: "warning" };
+const editor = await build({
+  ...bundled,
+  entryPoints: ["editor", "view"].map((name) => join(web, "editor", `${name}.js`)),
+  splitting: true,
+  outdir: join(vendor, "editor"),
+  metafile: true,
+});
+// Python calls the facade's names; each name view.js exports must be bound there by load().
+const exportsOf = (name) =>
+  Object.values(editor.metafile.outputs).find((out) => (out.entryPoint || "").endsWith(`editor/${name}.js`))
+    .exports;
+const unbound = exportsOf("view").filter((name) => !exportsOf("editor").includes(name));
+if (unbound.length) throw new Error(`web/editor/editor.js does not bind view.js's ${unbound}`);
+await build({ ...bundled, entryPoints: [join(web, "unzip.mjs")], outfile: join(vendor, "unzip.mjs") });
 console.log(`web/vendor ready: ${readdirSync(vendor).join(", ")} (pyscript: ${kept.size} modules)`);
 await import("./snapshot.mjs"); // the Pyodide memory snapshot, made from the runtime just copied
 await (await import("./snapshot_mask.mjs")).mask(); // served XORed with the wasm's static data

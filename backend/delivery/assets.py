@@ -4,7 +4,7 @@ web/compress.mjs compresses every file of web/vendor at build time (NAME.br, NAM
 it in vendor/files.json with its SHA-256 and sizes; the app's Python bundle is compressed once
 when the server starts. Nothing is compressed per request. Each file is served at
 `/vendor/<hash>/<name>`, where the hash covers its group (the first path segment: pyodide/,
-snapshot/, pyscript/, editor.js), because Pyodide and PyScript load their siblings relative to
+snapshot/, pyscript/, editor/), because Pyodide and PyScript load their siblings relative to
 their own URL; those URLs never change meaning, so they are cached for a year as immutable.
 The plain `/vendor/<name>` stays for tools and baselines, revalidated on every use.
 """
@@ -39,9 +39,10 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 # baseline, whose served copy has stubs for the snapshot's modules). Served when present, not
 # counted in a first visit's bytes, and left out of the wheel (setup.py, MANIFEST.in).
 BENCH_GROUP = "bench"
-# Fetched only when Python imports a module no window needs at start (web/stdlib_rest.py): not
-# part of a first visit's bytes either.
-ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip"})
+# Not part of a first visit's bytes either: the standard library's rest, fetched only when Python
+# imports a module no window needs at start (web/stdlib_rest.py), and CodeMirror, which a sign-in
+# page fetches only once the person starts typing (web/editor/editor.js).
+ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip", "editor/view.js"})
 REVALIDATE = "no-cache"
 PREFERENCE = ("br", "gzip")  # the smaller first, when the browser takes both
 _BUNDLE_BROTLI_QUALITY = 7  # at start-up: 0.1 s for the bundle, a few KB above quality 11

@@ -39,6 +39,9 @@ NAMING_FILES = {
 # index.html's plain sign-in form, sent only to a request without a session cookie: a person
 # signs in with it while Python loads (web/static/signin-early.js; SPEC §7's ids are on it).
 EARLY_SIGNIN = re.compile(r"[ \t]*<!-- early-signin:.*?<!-- /early-signin -->\n", re.DOTALL)
+# What index.html preloads for a signed-in window only: CodeMirror, which a sign-in page needs
+# only once the person starts typing (web/editor/editor.js fetches it then).
+SIGNED_IN_ONLY = re.compile(r"[ \t]*<!-- signed-in:.*?<!-- /signed-in -->\n", re.DOTALL)
 # index.html's preloads of the runtime. A signed-in main window gets them inert, in a
 # <template>: its note list and last note (web/static/workspace-early.js) are asked for first
 # and start them once shown, so on a slow link the note is not queued behind 7 MB of runtime.
@@ -73,6 +76,7 @@ def mount_web(app: FastAPI, settings: object) -> None:
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
     popout_page = _signed_in_page(pages["/"], main_window=False)
     signed_in_page = _signed_in_page(pages["/"], main_window=True)
+    pages["/"] = _without(pages["/"], SIGNED_IN_ONLY)  # the sign-in page
 
     def page_file(request: Request) -> Response:
         body, etag, media_type = pages[request.url.path]
@@ -124,9 +128,8 @@ def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
     text = text.replace('data-runtime-bytes=""', f'data-runtime-bytes="{runtime.raw_bytes}"')
     snapshot_bytes = runtime.sizes.get(SNAPSHOT_URL, "")
     text = text.replace('data-snapshot-bytes=""', f'data-snapshot-bytes="{snapshot_bytes}"')
-    body = text.encode()
     kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', f"{kind}; charset=utf-8"
+    return _page(text, f"{kind}; charset=utf-8")
 
 
 def _signed_in_page(page: tuple[bytes, str, str], *, main_window: bool) -> tuple[bytes, str, str]:
@@ -141,8 +144,18 @@ def _signed_in_page(page: tuple[bytes, str, str], *, main_window: bool) -> tuple
         found += held
     if not found:  # a page without the form (a test's stand-in page)
         return page
-    changed = text.encode()
-    return changed, '"' + hashlib.sha256(changed).hexdigest()[:20] + '"', media_type
+    return _page(text, media_type)
+
+
+def _without(page: tuple[bytes, str, str], block: re.Pattern) -> tuple[bytes, str, str]:
+    """The page with every such block left out (unchanged when it has none)."""
+    text, found = block.subn("", page[0].decode())
+    return _page(text, page[2]) if found else page
+
+
+def _page(text: str, media_type: str) -> tuple[bytes, str, str]:
+    body = text.encode()
+    return body, '"' + hashlib.sha256(body).hexdigest()[:20] + '"', media_type
 
 
 class _Revalidated(StaticFiles):

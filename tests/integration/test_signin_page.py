@@ -104,3 +104,21 @@ def test_a_signed_in_main_window_gets_the_runtime_preloads_inert_and_a_popout_li
     assert len({main, popout.text, signed_out.text}) == 3
     tags = {signed_in.get("/").headers["etag"], popout.headers["etag"], signed_out.headers["etag"]}
     assert len(tags) == 3
+
+
+def test_codemirror_is_preloaded_for_a_signed_in_window_only(page_app) -> None:
+    """A sign-in page has no use for CodeMirror (web/editor/view.js): it is not named there, and
+    the small module Python imports fetches it once the person types. A signed-in main window
+    preloads it with the rest of the runtime, from its template; a pop-out at once."""
+    view = re.compile(r'<link rel="modulepreload" href="[^"]*/editor/view\.js"')
+    facade = re.compile(r'<script type="module" src="[^"]*/editor/editor\.js">')
+    signed_out = TestClient(page_app).get("/").text
+    assert not view.search(signed_out) and "view.js" not in signed_out
+    assert facade.search(signed_out)  # the key filters, and the fetch on the first keystroke
+    signed_in = sign_in(TestClient(page_app), "alice")
+    main = signed_in.get("/").text
+    templates = r'<template class="runtime-preloads">(.*?)</template>'
+    held = "".join(re.findall(templates, main, re.DOTALL))
+    assert view.search(held) and facade.search(held)
+    popout = signed_in.get("/", params={"popout": "inbox", "frame": "f1", "ws": "personal"}).text
+    assert view.search(popout) and facade.search(popout)

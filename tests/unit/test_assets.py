@@ -128,12 +128,19 @@ def test_the_bench_files_are_served_uncounted_and_may_be_left_out(tmp_path):
     assert "/vendor/pyodide/python_stdlib.zip" in runtime.assets
 
 
-def test_the_rest_of_the_stdlib_is_served_but_not_counted_in_a_first_visit(tmp_path):
-    names = {"pyodide/python_stdlib.zip": b"start", "pyodide/python_stdlib_rest.zip": b"r" * 99}
-    runtime = load_vendor(_vendor(tmp_path, names))
-    rest = runtime.rewrite("/vendor/pyodide/python_stdlib_rest.zip")
+@pytest.mark.parametrize(
+    ("first", "later"),
+    [
+        ("pyodide/python_stdlib.zip", "pyodide/python_stdlib_rest.zip"),  # on import
+        ("editor/editor.js", "editor/view.js"),  # CodeMirror: once a person types or signs in
+    ],
+)
+def test_what_a_first_visit_fetches_later_is_served_but_not_counted(tmp_path, first, later):
+    runtime = load_vendor(_vendor(tmp_path, {first: b"start", later: b"r" * 99}))
+    rest = runtime.rewrite(f"/vendor/{later}")
     assert rest.startswith("/vendor/") and rest in runtime.assets  # hashed with its group
-    assert runtime.raw_bytes == len(b"start")  # fetched only by an import that needs it
+    assert runtime.rewrite(f"/vendor/{first}").rsplit("/", 1)[0] == rest.rsplit("/", 1)[0]
+    assert runtime.raw_bytes == len(b"start")  # the boot screen's total leaves it out
 
 
 def test_the_page_names_the_size_of_the_snapshot_it_preloads():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from js import document, window
 from pyodide.ffi import create_proxy
+from pyscript.js_modules import editor
 
 from ambient.contract import ASSISTANT, INBOX
 from app.agents.agent_proposals import AgentProposals
@@ -277,6 +278,7 @@ class Shell:
 
     async def enter(self) -> None:
         """Build the main window for the signed-in user: note list + one Assistant frame."""
+        await editor.load()  # CodeMirror, which a sign-in page does not download (editor.js)
         ctx = self.ctx
         problem = ""
         if secret := current_invite():  # an invitation link opened by someone signed in

@@ -45,6 +45,3 @@ export function armClose(url, body) {
   closeUrl = url;
   closeBody = body || null;
 }
-
-/** Whether the page is on screen (the heartbeat only runs while it is). */
-export const pageVisible = () => document.visibilityState === "visible";

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from js import document, window
+from pyscript.js_modules import editor
 
 from ambient.contract import INBOX
 from app.agents.agent_proposals import AgentProposals
@@ -24,6 +25,7 @@ RETURN_MESSAGE = "ana-return"  # what a pop-out posts to its main window to come
 
 async def enter_popout(ctx, shell, request: dict[str, str]) -> None:
     """Show the frame named by the window's query; the ready flag follows in boot."""
+    await editor.load()  # CodeMirror: in the HTTP cache already, from the main window
     shell._reset()
     await ctx.keep_fresh_workspaces()
     ws = request["ws"]

@@ -1,13 +1,14 @@
-// The one JS module that owns CodeMirror 6. Python reaches it through a narrow API and never
-// on a keystroke: the editor calls back only when a clean document first becomes dirty.
+// CodeMirror 6 and everything the app does with it. Python reaches it through the facade
+// ./editor.js (which binds these names once `load()` has imported this module) and never on
+// a keystroke: the editor calls back only when a clean document first becomes dirty.
 import { EditorState } from "@codemirror/state";
-import { EditorView, keymap, tooltips } from "@codemirror/view";
+import { EditorView, tooltips } from "@codemirror/view";
 import { basicSetup } from "codemirror";
 import { markdown, markdownLanguage } from "@codemirror/lang-markdown";
-import { publishPause } from "./editor/publish.js";
-import { noteHighlighting } from "./editor/highlight.js";
-import { loaded } from "./editor/marks.js"; // changes made by the app, not typed: not counted
-import { proposalHistory } from "./editor/edits.js";
+import { publishPause } from "./publish.js";
+import { noteHighlighting } from "./highlight.js";
+import { loaded } from "./marks.js"; // changes made by the app, not typed: not counted
+import { proposalHistory } from "./edits.js";
 
 const encoder = new TextEncoder();
 
@@ -118,22 +119,20 @@ export function knownDigest(view) {
 
 export const focus = (view) => view.focus();
 
-/** Ctrl+Alt+Arrow anywhere in the page → `callback(key)`; other keys never reach Python. */
-export function onFrameKeys(callback) {
-  document.addEventListener("keydown", (event) => {
-    if (!event.ctrlKey || !event.altKey || event.shiftKey || event.metaKey) return;
-    if (!["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(event.key)) return;
-    event.preventDefault();
-    callback(event.key);
-  });
-}
 export const destroy = (view) => view.destroy();
-export { keymap };
-export * from "./editor/goto.js";
-export * from "./editor/shortcuts.js";
-export * from "./editor/inline.js";
-export * from "./editor/publish.js";
-export * from "./editor/edits.js";
-export * from "./editor/live.js";
-export * from "./editor/readonly.js";
-export * from "./editor/attach.js";
+// Named one by one: these are the functions ./editor.js binds (the build checks it).
+export { gotoLine, cursorLine } from "./goto.js";
+export {
+  onInlineKey,
+  inlineTarget,
+  inlineShow,
+  inlineRange,
+  inlineClose,
+  inlineApply,
+  onInlinePanelKeys,
+} from "./inline.js";
+export { onTypingPause, armClose } from "./publish.js";
+export { watchProposal, applyProposal } from "./edits.js";
+export { remote, swap, diffView } from "./live.js";
+export { setReadOnly, isReadOnly } from "./readonly.js";
+export { onAttach, spotAtSelection, finishAttach } from "./attach.js";
