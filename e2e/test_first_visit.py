@@ -110,12 +110,20 @@ def test_each_client_gets_the_encoding_it_accepts(server: Server) -> None:
     assert _get(other, "br")[0] == 404
 
 
-def test_codemirror_waits_for_a_person_and_the_factory_loads_at_low_priority(
+# Whether the page's Python has imported a module (through the App object the page exposes).
+IMPORTED = """(name) => {
+  const globals = window.ana_ctx.__class__.__init__.__globals__;
+  return globals.get("__builtins__").get("__import__")("sys").modules.has(name);
+}"""
+
+
+def test_the_workspace_waits_for_a_person_and_the_factory_loads_at_low_priority(
     browser: Browser, server: Server
 ) -> None:
-    """A sign-in page has no use for CodeMirror: a first visit fetches it only once the person
-    starts typing, at low priority, and the workspace they sign into has its editors. Pyodide's
-    module factory is not needed for the first paint either: low priority (web/index.html)."""
+    """A sign-in page has no use for CodeMirror or the workspace's Python: it is ready without
+    them, and the person's first key fetches CodeMirror (at low priority) and imports the
+    workspace's modules while they type; the workspace they sign into has its editors.
+    Pyodide's module factory is not needed for the first paint either: low priority."""
     ctx = new_context(browser)
     page = ctx.new_page()
     cdp = ctx.new_cdp_session(page)
@@ -134,15 +142,46 @@ def test_codemirror_waits_for_a_person_and_the_factory_loads_at_low_priority(
     assert priorities["app.css"] == "VeryHigh"  # what the first paint does wait for
     assert "editor.js" in priorities  # the small module Python imports: key filters only
     assert "view.js" not in priorities, sorted(priorities)  # Python is ready without it
+    assert page.evaluate(IMPORTED, "app.chrome") and not page.evaluate(IMPORTED, "app.shell")
 
     page.get_by_test_id("login-username").press_sequentially("alice")
     page.wait_for_function(  # the request shows in Resource Timing once it has ended
         "() => performance.getEntriesByType('resource').some(e => e.name.endsWith('/view.js'))"
     )
     assert priorities["view.js"] == "Low"
+    page.wait_for_function(IMPORTED, arg="app.shell")  # imported while the person types
     page.get_by_test_id("login-password").fill("alice")
     page.get_by_test_id("login-submit").click()
     expect(page.get_by_test_id("workspace-select")).to_be_visible()
     frame = open_note(page, "todo.md")  # the demo's note, in CodeMirror
     expect(frame.locator(".cm-content")).not_to_be_empty()
+    # Signed in, a window is ready with everything its workspace needs.
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate(IMPORTED, "app.shell") and page.evaluate(IMPORTED, "app.frames.inbox")
+    ctx.close()
+
+
+def test_signing_in_while_codemirror_cannot_be_fetched_says_so(
+    browser: Browser, server: Server
+) -> None:
+    """CodeMirror comes after the sign-in page: if it cannot be fetched then (the server went
+    away), the form says so in words, and a reload, signed in, gets the workspace."""
+    ctx = new_context(browser)
+    page = ctx.new_page()
+    page.route("**/editor/view.js", lambda route: route.abort("connectionrefused"))
+    page.goto(server.url + "/")
+    wait_ready(page)
+    page.get_by_test_id("login-username").fill("alice")
+    page.get_by_test_id("login-password").fill("alice")
+    page.get_by_test_id("login-submit").click()
+    expect(page.get_by_test_id("login-problem")).to_have_text(
+        "Signed in, but the editor could not be loaded: the server can't be reached. "
+        "Reload the page to try again."
+    )
+    expect(page.get_by_test_id("workspace-select")).to_have_count(0)
+    page.unroute("**/editor/view.js")
+    page.reload()
+    wait_ready(page)
+    open_note(page, "todo.md")
     ctx.close()

@@ -17,8 +17,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping
 
-MEMBER = "app/boot_imports.txt"  # in the bundle, read by web/static/main.py
+MEMBER = "app/boot_imports.txt"  # in the bundle, read by web/app/imports.py
 ROOT = "app.boot"
+# What a window imports once it shows a workspace (app/chrome.py and app/boot.py import these
+# inside functions): a sign-in page is ready without them and imports them once the person
+# starts signing in. Their order, less what `ROOT` imports, is the bundle's LATER_MEMBER.
+LATER_MEMBER = "app/workspace_imports.txt"
+LATER_ROOTS = ("app.shell", "app.frames.popout")
 
 
 class ImportCycle(ValueError):
@@ -116,4 +121,16 @@ def import_order(members: Mapping[str, bytes], root: str = ROOT) -> list[str]:
         order.append(module)
 
     visit(root, ())
+    return order
+
+
+def later_order(members: Mapping[str, bytes], done: list[str]) -> list[str]:
+    """The modules `LATER_ROOTS` import that `done` (the boot's order) does not, leaves first."""
+    order: list[str] = []
+    seen = set(done)
+    for root in LATER_ROOTS:
+        for module in import_order(members, root):
+            if module not in seen:
+                seen.add(module)
+                order.append(module)
     return order

@@ -282,8 +282,9 @@ def python_bundle(web_dir: Path | None = None) -> bytes:
     The interpreter loader (web/static/pyodide-snapshot.mjs) writes it into Python's working
     directory, so the page gets every module in one request and never needs micropip or a
     wheel index. The members are stored, not deflated: the served copy is Brotli or gzip over
-    the whole zip. It also names, in `import_order.MEMBER`, the order web/static/main.py
-    imports the app's modules in.
+    the whole zip. It also names, in `import_order.MEMBER` and `LATER_MEMBER`, the order the
+    page imports the app's modules in (web/app/imports.py): those a window needs to be ready,
+    then those its workspace needs.
     """
     files: dict[str, Path] = {}
     files |= package_files("ambient", Path(ambient.__file__).resolve().parent)
@@ -293,6 +294,8 @@ def python_bundle(web_dir: Path | None = None) -> bytes:
     members = {name: path.read_bytes() for name, path in files.items()}
     if order := import_order.import_order(members):
         members[import_order.MEMBER] = "\n".join(order).encode()
+        later = import_order.later_order(members, order)
+        members[import_order.LATER_MEMBER] = "\n".join(later).encode()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
         for name, data in members.items():

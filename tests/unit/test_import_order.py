@@ -9,6 +9,7 @@ import zipfile
 import pytest
 
 from backend.delivery.import_order import (
+    LATER_MEMBER,
     MEMBER,
     ROOT,
     ImportCycle,
@@ -40,8 +41,32 @@ def test_the_served_bundle_lists_what_boot_imports_leaves_first() -> None:
     members = {name: bundle.read(name) for name in bundle.namelist()}
     order = bundle.read(MEMBER).decode().split()
     assert order[-1] == ROOT and len(order) == len(set(order))
-    assert {"app.shell", "app.api", "ambient.store"} <= set(order)
+    assert {"app.chrome", "app.api", "ambient.store"} <= set(order)
     _leaves_first(order, members)
+
+
+def test_a_sign_in_page_is_ready_without_the_workspaces_modules() -> None:
+    """app.boot imports the sign-in's modules; the workspace's (the Shell, a pop-out's frame,
+    CodeMirror's users) come in a second list, which continues the first leaves first."""
+    bundle = zipfile.ZipFile(io.BytesIO(python_bundle()))
+    members = {name: bundle.read(name) for name in bundle.namelist()}
+    boot = bundle.read(MEMBER).decode().split()
+    later = bundle.read(LATER_MEMBER).decode().split()
+    assert not {"app.shell", "app.frames.popout", "app.frames.inbox"} & set(boot)
+    assert {"app.shell", "app.frames.popout", "app.frames.inbox"} <= set(later)
+    assert not set(boot) & set(later) and len(later) == len(set(later))
+    assert len(boot) * 3 < len(later)  # the sign-in page imports a fraction of the app
+    _leaves_first(boot + later, members)
+    # Every module of the app is in one list or the other (but the one main.py imports to
+    # read them): none waits for a click to be imported.
+    app_modules = {name for name in module_names(members) if name.startswith("app")}
+    assert app_modules - set(boot) - set(later) == {"app.startup"}
+
+
+def test_the_page_reads_the_members_the_server_writes() -> None:
+    from app import imports
+
+    assert (imports.BOOT, imports.WORKSPACE) == (MEMBER, LATER_MEMBER)
 
 
 def test_what_runs_at_import_counts_and_what_runs_later_does_not() -> None:

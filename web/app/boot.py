@@ -9,12 +9,11 @@ from pyscript.js_modules import editor
 from app.agents.publisher import start_publisher
 from app.api import Api
 from app.api_model import describe, parse_query, popout_request
+from app.chrome import Chrome
 from app.context import App, make_store
-from app.dom import guard, report, set_reporter
-from app.frames.popout import enter_popout
+from app.dom import guard, report
 from app.frames.windows import OtherWindows
 from app.live.live import start_live
-from app.shell import Shell
 
 _keep: list = []  # proxies that live as long as the page
 
@@ -34,19 +33,18 @@ async def main() -> None:
         )
         window.ana_ctx = ctx  # the console and bench/page_js.py reach the store through it
         ctx.windows = OtherWindows(ctx)  # which notes the pop-outs show (the chip says so)
-        shell = Shell(ctx, root)
+        chrome = Chrome(ctx, root)  # the sign-in; the workspace's Shell takes over from it
         start_publisher(ctx)  # publishes the active note to outside agents, if shared
         start_live(ctx)  # changes saved elsewhere reach this window's open notes (SPEC §13)
-        set_reporter(shell.say)
         # 3. Window hooks: warn before losing unsaved text; Ctrl+Alt+Arrow moves between frames.
         _install_hooks(ctx)
-        _install_app_keys(shell)
+        _install_app_keys(ctx)
         # 4. The session cookie decides: straight in, or the sign-in form first.
-        enter = (lambda: enter_popout(ctx, shell, request)) if request else shell.enter
+        enter = (lambda: _enter_popout(ctx, chrome, request)) if request else chrome.enter
         _boot_status("Signing in…")
         ctx.user = await ctx.api.session()  # the answer prefetch.js asked for with the page
         if ctx.user is None:
-            shell.show_sign_in(enter)
+            chrome.show_sign_in(enter)
         else:
             await enter()
     except Exception as exc:  # noqa: BLE001 - raise the flag anyway; the page says what failed
@@ -74,9 +72,16 @@ def _install_hooks(ctx) -> None:
     _keep.extend([unload, keys])
 
 
-def _install_app_keys(shell) -> None:
-    """Escape closes prompts and forms; Ctrl+O / Ctrl+P open the quick switcher."""
-    keys = create_proxy(guard(shell.on_app_key))
+async def _enter_popout(ctx, chrome, request: dict[str, str]) -> None:
+    from app.frames.popout import enter_popout  # here, not above: boot is ready without it
+
+    await enter_popout(ctx, chrome, request)
+
+
+def _install_app_keys(ctx) -> None:
+    """Escape closes prompts and forms; Ctrl+O / Ctrl+P open the quick switcher (in the
+    window's chrome of the moment: the sign-in's, then the workspace's)."""
+    keys = create_proxy(guard(lambda name: ctx.chrome.on_app_key(name)))
     editor.onAppKeys(keys)  # filtered in JS, like the frame keys
     _keep.append(keys)
 

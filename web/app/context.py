@@ -49,6 +49,7 @@ class App:
         self._workspaces_kept = 0
         self.user: dict | None = None
         self.frameset = None  # set by the shell once signed in
+        self.chrome = None  # the window's Chrome (app/chrome.py), then its Shell once signed in
         self._workspace_callbacks: list[Callable] = []
         self._documents_callbacks: list[Callable] = []
         self._role_callbacks: list[Callable] = []

@@ -1,9 +1,10 @@
 // The editor module Python imports (pyscript.json's js_modules as `editor`). It holds what the
-// page needs before any note is open: the key filters and the page's visibility. CodeMirror and
-// the app's use of it (./view.js, some 185 KB of Brotli) are bound to the names below by
-// `load()`: a sign-in page never needs them, so a first visit does not download them; the app
-// awaits `load()` before it draws a workspace (app/shell.py, app/frames/popout.py). web/build.mjs
-// fails the build when view.js exports a name this module does not bind.
+// page needs before any note is open: the key filters, the page's visibility and the first sign
+// of a person. CodeMirror and the app's use of it (./view.js, some 185 KB of Brotli) are reached
+// through the names below once `load()` has imported it: a sign-in page needs it only after
+// signing in, so a first visit does not download it before Python is ready. The app awaits
+// `load()` before it draws a workspace (app/chrome.py, app/frames/popout.py); web/build.mjs
+// fails the build when view.js exports a name this module lacks.
 export { onAppKeys, onFrameKeys } from "./shortcuts.js";
 
 /** Whether the page is on screen (the heartbeat only runs while it is). */
@@ -53,18 +54,24 @@ if (document.querySelector('link[rel="modulepreload"][href$="/editor/view.js"]')
   load().catch(() => {});
 }
 
-// A person typing into the sign-in form will open a workspace next: fetch CodeMirror then, at
-// low priority, without running it, so the workspace does not wait for its download.
-// (`autofocus` fires focus events at load, which is no sign of a person; input is.)
-document.addEventListener(
-  "input",
-  () => {
-    if (loading) return;
-    const link = document.createElement("link");
-    link.rel = "modulepreload";
-    link.href = VIEW;
-    link.fetchPriority = "low";
-    document.head.append(link);
-  },
-  { once: true },
-);
+// The first sign of a person on a sign-in page (a key, a pointer, or input; `autofocus` fires
+// focus events at load, which are no such sign): they will open a workspace next. From then
+// on CodeMirror is fetched, at low priority and without running it, and Python imports the
+// workspace's modules (web/static/main.py), so neither waits for the Sign in button.
+const person = new Promise((resolve) => {
+  for (const name of ["keydown", "pointerdown", "input"]) {
+    document.addEventListener(name, () => resolve(), { once: true, capture: true });
+  }
+});
+
+/** Settles at the person's first key, pointer or input in the page. */
+export const whenPersonActs = () => person;
+
+person.then(() => {
+  if (loading) return; // a signed-in window: already imported
+  const link = document.createElement("link");
+  link.rel = "modulepreload";
+  link.href = VIEW;
+  link.fetchPriority = "low";
+  document.head.append(link);
+});
