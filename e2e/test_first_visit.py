@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import Browser, Response, expect
 
 from e2e.ambient_helpers import open_note
@@ -142,6 +143,7 @@ def test_the_workspace_waits_for_a_person_and_the_factory_loads_at_low_priority(
     assert priorities["app.css"] == "VeryHigh"  # what the first paint does wait for
     assert "editor.js" in priorities  # the small module Python imports: key filters only
     assert "view.js" not in priorities, sorted(priorities)  # Python is ready without it
+    assert "workspace.zip" not in priorities, sorted(priorities)  # and without these modules
     assert page.evaluate(IMPORTED, "app.chrome") and not page.evaluate(IMPORTED, "app.shell")
 
     page.get_by_test_id("login-username").press_sequentially("alice")
@@ -150,6 +152,7 @@ def test_the_workspace_waits_for_a_person_and_the_factory_loads_at_low_priority(
     )
     assert priorities["view.js"] == "Low"
     page.wait_for_function(IMPORTED, arg="app.shell")  # imported while the person types
+    assert "workspace.zip" in priorities  # from its own zip, fetched then
     page.get_by_test_id("login-password").fill("alice")
     page.get_by_test_id("login-submit").click()
     expect(page.get_by_test_id("workspace-select")).to_be_visible()
@@ -162,25 +165,27 @@ def test_the_workspace_waits_for_a_person_and_the_factory_loads_at_low_priority(
     ctx.close()
 
 
-def test_signing_in_while_codemirror_cannot_be_fetched_says_so(
-    browser: Browser, server: Server
+@pytest.mark.parametrize("refused", ["**/editor/view.js", "**/workspace.zip"])
+def test_signing_in_while_the_workspace_cannot_be_fetched_says_so(
+    browser: Browser, server: Server, refused: str
 ) -> None:
-    """CodeMirror comes after the sign-in page: if it cannot be fetched then (the server went
-    away), the form says so in words, and a reload, signed in, gets the workspace."""
+    """CodeMirror and the workspace's Python come after the sign-in page: if either cannot be
+    fetched then (the server went away), the form says so in words, and a reload, signed in,
+    gets the workspace."""
     ctx = new_context(browser)
     page = ctx.new_page()
-    page.route("**/editor/view.js", lambda route: route.abort("connectionrefused"))
+    page.route(refused, lambda route: route.abort("connectionrefused"))
     page.goto(server.url + "/")
     wait_ready(page)
     page.get_by_test_id("login-username").fill("alice")
     page.get_by_test_id("login-password").fill("alice")
     page.get_by_test_id("login-submit").click()
     expect(page.get_by_test_id("login-problem")).to_have_text(
-        "Signed in, but the editor could not be loaded: the server can't be reached. "
+        "Signed in, but the workspace could not be loaded: the server can't be reached. "
         "Reload the page to try again."
     )
     expect(page.get_by_test_id("workspace-select")).to_have_count(0)
-    page.unroute("**/editor/view.js")
+    page.unroute(refused)
     page.reload()
     wait_ready(page)
     open_note(page, "todo.md")

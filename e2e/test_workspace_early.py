@@ -219,6 +219,7 @@ RUNTIME_FILES = (
     "app.zip",
     "editor.js",
     "view.js",  # CodeMirror: a signed-in window preloads it (a sign-in page waits for typing)
+    "workspace.zip",  # and the workspace's Python, likewise
 )
 
 

@@ -29,20 +29,28 @@ from backend.delivery.runtime import (
     read_bytecode,
     read_held,
     read_members,
+    split_bundle,
     with_bytecode,
     with_members,
     without_held,
 )
 
 IMMUTABLE = "public, max-age=31536000, immutable"
+# The page's Python, made at start (add_python_bundles); the page names both URLs.
+START_BUNDLE = "/py/app.zip"
+WORKSPACE_BUNDLE = "/py/workspace.zip"
+ZIP = "application/zip"
 # vendor/bench/: what only the benchmarks load (the full standard library of the bare Pyodide
 # baseline, whose served copy has stubs for the snapshot's modules). Served when present, not
 # counted in a first visit's bytes, and left out of the wheel (setup.py, MANIFEST.in).
 BENCH_GROUP = "bench"
 # Not part of a first visit's bytes either: the standard library's rest, fetched only when Python
-# imports a module no window needs at start (web/stdlib_rest.py), and CodeMirror, which a sign-in
-# page fetches only once the person starts typing (web/editor/editor.js).
-ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip", "editor/view.js"})
+# imports a module no window needs at start (web/stdlib_rest.py).
+ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip"})
+# What a window fetches before it starts only when it shows a workspace at once (signed in, or
+# a pop-out); a sign-in page fetches it once the person starts signing in: CodeMirror
+# (web/editor/editor.js) and, made at start, the workspace's Python (WORKSPACE_BUNDLE).
+SIGNED_IN = frozenset({"editor/view.js"})
 REVALIDATE = "no-cache"
 PREFERENCE = ("br", "gzip")  # the smaller first, when the browser takes both
 _BUNDLE_BROTLI_QUALITY = 7  # at start-up: 0.1 s for the bundle, a few KB above quality 11
@@ -136,6 +144,7 @@ class Runtime:
     assets: dict[str, tuple[Asset, bool]] = field(default_factory=dict)  # url → (asset, immutable)
     prefixes: dict[str, str] = field(default_factory=dict)  # "/vendor/pyodide" → hashed
     raw_bytes: int = 0  # what a first visit downloads, before compression
+    signed_in_bytes: int = 0  # what a signed-in window downloads at start besides
     sizes: dict[str, int] = field(default_factory=dict)  # logical url → bytes, before compression
     # The page's Python compiled at build (vendor/bytecode.zip): (cache tag, {source sha: pyc})
     bytecode: tuple[str, dict[str, bytes]] | None = None
@@ -192,8 +201,11 @@ def load_vendor(vendor: Path, runtime: Runtime | None = None) -> Runtime:
         bodies: dict[str | None, Path | bytes] = {None: vendor / name}
         bodies |= {encoding: vendor / (name + suffix) for encoding, suffix in encodings.items()}
         asset = Asset(_media_type(name), entry["sha256"], bodies)
-        size = 0 if group_of(name) == BENCH_GROUP or name in ON_DEMAND else entry["bytes"]
+        later = group_of(name) == BENCH_GROUP or name in ON_DEMAND | SIGNED_IN
+        size = 0 if later else entry["bytes"]
         runtime.add(f"/vendor/{name}", f"/vendor/{hashes[group_of(name)]}/{name}", asset, size)
+        if name in SIGNED_IN:
+            runtime.signed_in_bytes += entry["bytes"]
     runtime.bytecode = read_bytecode(vendor)
     runtime.pyscript_bytecode = read_members(vendor / PYSCRIPT_BYTECODE_ZIP)
     runtime.held = read_held(vendor)
@@ -214,8 +226,25 @@ def unlisted_files(vendor: Path, table: dict) -> list[str]:
     )
 
 
-def add_bundle(runtime: Runtime, logical: str, data: bytes, media_type: str) -> None:
-    """Serve bytes made at start (the Python bundle) compressed, under a hashed URL too.
+def add_bundle(
+    runtime: Runtime, logical: str, data: bytes, media_type: str, *, first_visit: bool = True
+) -> None:
+    """Serve bytes made at start compressed, under a hashed URL too (`first_visit`: counted in
+    what a first visit downloads, the boot screen's total; else in a signed-in window's)."""
+    digest = hashlib.sha256(data).hexdigest()
+    folder, _, name = logical.rpartition("/")
+    hashed = f"{folder}/{digest[:12]}/{name}"
+    runtime.prefixes[logical] = hashed
+    asset = Asset(media_type, digest, compressed_bodies(data))
+    runtime.add(logical, hashed, asset, len(data) if first_visit else 0)
+    if not first_visit:
+        runtime.signed_in_bytes += len(data)
+
+
+def add_python_bundles(runtime: Runtime, data: bytes) -> None:
+    """Serve the page's Python (runtime.python_bundle) as two zips: `START_BUNDLE`, which every
+    window fetches before it starts, and `WORKSPACE_BUNDLE`, the workspace's modules, which a
+    sign-in page fetches only once the person starts signing in (runtime.split_bundle).
 
     The bundle leaves out the sources the snapshot holds imported (runtime.without_held) and
     carries the build's bytecode in place of every source it was compiled from
@@ -225,9 +254,7 @@ def add_bundle(runtime: Runtime, logical: str, data: bytes, media_type: str) -> 
     data = without_held(data, runtime.held)
     if runtime.bytecode is not None:
         data = with_bytecode(data, runtime.bytecode[1])
-    data = with_members(data, runtime.pyscript_bytecode)
-    digest = hashlib.sha256(data).hexdigest()
-    folder, _, name = logical.rpartition("/")
-    hashed = f"{folder}/{digest[:12]}/{name}"
-    runtime.prefixes[logical] = hashed
-    runtime.add(logical, hashed, Asset(media_type, digest, compressed_bodies(data)), len(data))
+    start, workspace = split_bundle(data)
+    start = with_members(start, runtime.pyscript_bytecode)
+    add_bundle(runtime, START_BUNDLE, start, ZIP)
+    add_bundle(runtime, WORKSPACE_BUNDLE, workspace, ZIP, first_visit=False)

@@ -206,6 +206,26 @@ def with_bytecode(bundle: bytes, table: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
+def split_bundle(bundle: bytes) -> tuple[bytes, bytes]:
+    """The bundle (a zip) in two: what a window needs to start, and the modules of the import
+    order's second list (`import_order.LATER_MEMBER`), which only a workspace imports.
+
+    A sign-in page downloads only the first before it is ready (web/static/pyodide-snapshot.mjs
+    fetches the second once the person starts signing in). The second is empty for a bundle
+    without the list."""
+    with zipfile.ZipFile(io.BytesIO(bundle)) as source:
+        later: set[str] = set()
+        if import_order.LATER_MEMBER in source.namelist():
+            later = set(source.read(import_order.LATER_MEMBER).decode().split())
+        start, workspace = io.BytesIO(), io.BytesIO()
+        with zipfile.ZipFile(start, "w") as first, zipfile.ZipFile(workspace, "w") as second:
+            for info in source.infolist():
+                member = info.filename.removesuffix("c")  # a module's .pyc, named as its source
+                target = second if module_name(member) in later else first
+                target.writestr(info, source.read(info))
+    return start.getvalue(), workspace.getvalue()
+
+
 def read_held(vendor: Path) -> dict[str, str]:
     """{bundle member: SHA-256} of the sources the snapshot holds imported ({} without one).
 

@@ -18,7 +18,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from backend.api.deps import SESSION_COOKIE
-from backend.delivery.assets import REVALIDATE, Runtime, add_bundle, load_vendor
+from backend.delivery.assets import REVALIDATE, Runtime, add_python_bundles, load_vendor
 from backend.delivery.runtime import page_dir, python_bundle
 from backend.snapshot import check_snapshot
 
@@ -42,6 +42,7 @@ EARLY_SIGNIN = re.compile(r"[ \t]*<!-- early-signin:.*?<!-- /early-signin -->\n"
 # What index.html preloads for a signed-in window only: CodeMirror, which a sign-in page needs
 # only once the person starts typing (web/editor/editor.js fetches it then).
 SIGNED_IN_ONLY = re.compile(r"[ \t]*<!-- signed-in:.*?<!-- /signed-in -->\n", re.DOTALL)
+RUNTIME_BYTES = re.compile(r'data-runtime-bytes="(\d+)"')
 # index.html's preloads of the runtime. A signed-in main window gets them inert, in a
 # <template>: its note list and last note (web/static/workspace-early.js) are asked for first
 # and start them once shown, so on a slow link the note is not queued behind 7 MB of runtime.
@@ -74,8 +75,9 @@ def mount_web(app: FastAPI, settings: object) -> None:
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     runtime = _runtime(web_dir)
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
-    popout_page = _signed_in_page(pages["/"], main_window=False)
-    signed_in_page = _signed_in_page(pages["/"], main_window=True)
+    extra = runtime.signed_in_bytes
+    popout_page = _signed_in_page(pages["/"], main_window=False, extra_bytes=extra)
+    signed_in_page = _signed_in_page(pages["/"], main_window=True, extra_bytes=extra)
     pages["/"] = _without(pages["/"], SIGNED_IN_ONLY)  # the sign-in page
 
     def page_file(request: Request) -> Response:
@@ -117,7 +119,7 @@ def mount_web(app: FastAPI, settings: object) -> None:
 def _runtime(web_dir: Path) -> Runtime:
     """The runtime table for a page folder, built once per process (it compresses the bundle)."""
     runtime = load_vendor(web_dir / "vendor")
-    add_bundle(runtime, "/py/app.zip", python_bundle(web_dir), "application/zip")
+    add_python_bundles(runtime, python_bundle(web_dir))
     return runtime
 
 
@@ -132,11 +134,15 @@ def _naming_file(path: Path, runtime: Runtime) -> tuple[bytes, str, str]:
     return _page(text, f"{kind}; charset=utf-8")
 
 
-def _signed_in_page(page: tuple[bytes, str, str], *, main_window: bool) -> tuple[bytes, str, str]:
+def _signed_in_page(
+    page: tuple[bytes, str, str], *, main_window: bool, extra_bytes: int = 0
+) -> tuple[bytes, str, str]:
     """The page for someone with a session cookie: no sign-in form flashes before the app, and
-    in the main window the runtime's preloads wait in a template for the early view."""
+    in the main window the runtime's preloads wait in a template for the early view. Its boot
+    screen counts `extra_bytes` more (what only a window showing a workspace fetches)."""
     body, _, media_type = page
     text, found = EARLY_SIGNIN.subn("", body.decode())
+    text = RUNTIME_BYTES.sub(lambda m: f'data-runtime-bytes="{int(m[1]) + extra_bytes}"', text)
     if main_window:
         text, held = RUNTIME_PRELOADS.subn(
             r'\1<template class="runtime-preloads">\n\2\1</template>\n', text

@@ -14,9 +14,11 @@ from backend.delivery.runtime import (
     python_bundle,
     read_bytecode,
     read_held,
+    split_bundle,
     with_bytecode,
     without_held,
 )
+from backend.delivery.web import _runtime
 from tests.unit.bytecode_helpers import checked_pyc, import_in, zip_of
 
 TAG = sys.implementation.cache_tag
@@ -82,3 +84,54 @@ def test_the_built_bytecode_and_snapshot_shape_the_served_bundle():
     assert compiled_names and not {name[:-1] for name in compiled_names} & set(names)
     assert "markdown_it/main.py" not in names
     assert "markdown_it/tree.py" in names  # imported by nothing at start: it stays
+
+
+def _names(data: bytes) -> set[str]:
+    return set(zipfile.ZipFile(io.BytesIO(data)).namelist())
+
+
+def test_the_bundle_splits_into_what_a_window_starts_with_and_the_workspace() -> None:
+    bundle = zip_of(
+        {
+            "app/__init__.pyc": b"pkg",
+            "app/boot.pyc": b"boot",
+            "app/notes/__init__.py": b"",
+            "app/notes/note.pyc": b"note",
+            "app/edited.py": b"source, edited since the build",
+            "app/boot_imports.txt": b"app\napp.boot",
+            "app/workspace_imports.txt": b"app.notes\napp.notes.note\napp.edited",
+            "markdown_it/tree.py": b"x",
+        }
+    )
+    start, workspace = split_bundle(bundle)
+    assert _names(workspace) == {"app/notes/__init__.py", "app/notes/note.pyc", "app/edited.py"}
+    assert _names(start) == {
+        "app/__init__.pyc",
+        "app/boot.pyc",
+        "app/boot_imports.txt",
+        "app/workspace_imports.txt",
+        "markdown_it/tree.py",
+    }
+    # A bundle without the second list (an older one) starts with everything.
+    assert _names(split_bundle(zip_of({"app/boot.pyc": b"b"}))[1]) == set()
+
+
+def test_the_served_bundles_hold_each_import_list() -> None:
+    runtime = _runtime(CHECKOUT_WEB)
+    start = runtime.assets[runtime.prefixes["/py/app.zip"]][0].bodies[None]
+    workspace = runtime.assets[runtime.prefixes["/py/workspace.zip"]][0].bodies[None]
+    first = zipfile.ZipFile(io.BytesIO(start))
+    later = first.read("app/workspace_imports.txt").decode().split()
+    held = set(runtime.held)  # markdown-it's sources the snapshot restores imported: in neither
+    for name in first.read("app/boot_imports.txt").decode().split():
+        assert _member_of(name) & (_names(start) | held), name
+    for name in later:
+        assert _member_of(name) & (_names(workspace) | held), name
+    assert "app/shell.pyc" in _names(workspace) and "app/shell.pyc" not in _names(start)
+    assert runtime.sizes["/py/workspace.zip"] == 0  # not in a first visit's bytes
+    assert runtime.signed_in_bytes >= len(workspace)
+
+
+def _member_of(module: str) -> set[str]:
+    path = module.replace(".", "/")
+    return {f"{path}{end}" for end in (".py", ".pyc", "/__init__.py", "/__init__.pyc")}

@@ -12,7 +12,7 @@ from js import document, window
 from pyodide.ffi import create_proxy
 from pyscript.js_modules import editor
 
-from app import imports
+from app import startup
 from app.api_model import ApiError, describe
 from app.dom import Listeners, guard, h, set_reporter, spawn
 from app.people.welcome import (
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from app.notes.notelist import NoteList
 
 SWITCH_FLUSH_SECONDS = 5.0
-EDITOR_UNREACHABLE = (
-    "Signed in, but the editor could not be loaded: the server can't be reached. "
+WORKSPACE_UNREACHABLE = (
+    "Signed in, but the workspace could not be loaded: the server can't be reached. "
     "Reload the page to try again."
 )
 
@@ -277,26 +277,28 @@ class Chrome:
     def _leave_window(self) -> None:
         """No workspace on screen: nothing to close (the Shell closes its frames)."""
 
-    async def _editor_loaded(self) -> bool:
-        """CodeMirror, which a sign-in page leaves out until the person types (web/editor/):
-        here, or said where the person looks (the sign-in form, if still on screen)."""
+    async def _workspace_fetched(self) -> bool:
+        """CodeMirror and the workspace's modules, which a sign-in page leaves out until the
+        person starts signing in: here, or said where the person looks (the sign-in form, if
+        it is still on screen)."""
         try:
             await editor.load()
-        except Exception:  # noqa: BLE001 - its fetch failed: offline, or the server is down
+            await startup.workspace_files()
+        except Exception:  # noqa: BLE001 - a fetch failed: offline, or the server is down
             alert = self.root.querySelector("[data-testid=login-problem]")
             if alert:
-                alert.textContent = EDITOR_UNREACHABLE
+                alert.textContent = WORKSPACE_UNREACHABLE
             else:
-                self.say(EDITOR_UNREACHABLE)
+                self.say(WORKSPACE_UNREACHABLE)
             return False
         return True
 
     async def enter(self) -> None:
         """Signed in: CodeMirror and the workspace's modules (what is left of them, when the
         person's first key started their import), then the Shell takes the window over."""
-        if not await self._editor_loaded():
+        if not await self._workspace_fetched():
             return
-        await imports.workspace()
+        await startup.workspace()
         from app.shell import Shell  # here, not above: a sign-in page is ready without it
 
         await Shell.taking_over(self).enter()

@@ -44,8 +44,3 @@ async def import_in_slices(names: list[str]) -> None:
         if perf_counter() - began > SLICE:
             await asyncio.sleep(0)  # a new browser task: input and paint go first
             began = perf_counter()
-
-
-async def workspace() -> None:
-    """Everything a workspace needs, imported (at once when the background import is done)."""
-    await import_in_slices(order(WORKSPACE))

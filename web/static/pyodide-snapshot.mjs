@@ -7,7 +7,8 @@
 // snapshot arrives masked with the wasm's static data and is unmasked in place right after the
 // wasm is instantiated, before Pyodide restores it (./snapshot-mask.mjs says why and how).
 // The page's Python (/py/app.zip) is written into Python's working directory here too, before
-// PyScript runs any of it.
+// PyScript runs any of it; so is the workspace's (/py/workspace.zip) in a window that shows a
+// workspace at once, while a sign-in page writes it once the person starts signing in.
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
 import { unzipSync } from "/vendor/unzip.mjs";
 import { unmaskingModule } from "./snapshot-mask.mjs";
@@ -18,6 +19,7 @@ const SNAPSHOT = "/vendor/snapshot/pyodide.snapshot";
 const INDEX_URL = "/vendor/pyodide/";
 const FACTORY = "/vendor/pyodide/pyodide.asm.mjs"; // Emscripten's module factory (preloaded)
 const BUNDLE = "/py/app.zip"; // the page's Python (backend/delivery/runtime.python_bundle)
+const WORKSPACE = "/py/workspace.zip"; // the workspace's modules (runtime.split_bundle)
 // The standard library's modules no window imports at start (web/stdlib_rest.py).
 const STDLIB_REST = "/vendor/pyodide/python_stdlib_rest.zip";
 
@@ -96,16 +98,19 @@ function download(url, meter) {
   return { buffer: buffer ? Promise.resolve(buffer) : filled, filled };
 }
 
-// Run once Python is up. The directory finders the snapshot holds forget what they listed
-// before the bundle was written (importlib.invalidate_caches would also re-read the standard
-// library's zip, a cost on every boot); and the snapshot froze `random`'s seed from the build:
-// each window gets its own again.
-const REFRESH = `
-import random, sys
+// Run once a bundle is written. The directory finders forget what they listed before
+// (importlib.invalidate_caches would also re-read the standard library's zip, a cost on every
+// boot).
+const FORGET_LISTINGS = `
+import sys
 from importlib.machinery import FileFinder
 for finder in sys.path_importer_cache.values():
     if isinstance(finder, FileFinder):
         finder.invalidate_caches()
+`;
+// Once Python is up: the snapshot froze `random`'s seed from the build; each window gets its own.
+const REFRESH = `${FORGET_LISTINGS}
+import random
 random.seed()
 `;
 
@@ -129,9 +134,9 @@ globalThis.anaStdlibRest = (name) => {
   return bytes;
 };
 
-async function fetchBundle() {
-  const response = await fetch(BUNDLE);
-  if (!response.ok) throw new Error(`${BUNDLE} answered ${response.status}`);
+async function fetchBundle(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
@@ -140,11 +145,11 @@ async function fetchBundle() {
 // 0.4 s of every boot; reading the stored zip here and writing through Emscripten's file
 // system is a few milliseconds. The members come from our own server; a name that would land
 // outside the directory is refused anyway.
-function writeBundle(FS, bytes) {
+function writeBundle(FS, bytes, url) {
   const made = new Set();
   for (const [name, data] of Object.entries(unzipSync(bytes))) {
     if (name.startsWith("/") || name.split("/").includes("..")) {
-      throw new Error(`${BUNDLE} holds ${JSON.stringify(name)}, outside the app's directory`);
+      throw new Error(`${url} holds ${JSON.stringify(name)}, outside the app's directory`);
     }
     if (name.endsWith("/")) continue; // a directory entry: its files make it
     const dir = name.slice(0, name.lastIndexOf("/"));
@@ -156,14 +161,34 @@ function writeBundle(FS, bytes) {
   }
 }
 
+// The workspace's modules, written once per window; app/startup.py awaits this before it
+// imports them. A failed fetch (offline) is tried again on the next call.
+let workspaceWritten = null;
+function workspaceBundle(pyodide, fetched) {
+  workspaceWritten ??= (fetched || fetchBundle(WORKSPACE)).then(
+    (bytes) => {
+      writeBundle(pyodide.FS, bytes, WORKSPACE);
+      pyodide.runPython(FORGET_LISTINGS);
+    },
+    (error) => {
+      workspaceWritten = null;
+      throw error;
+    },
+  );
+  return workspaceWritten;
+}
+
 export async function loadPyodide(options = {}) {
   // A signed-in main window shows its note list and last note first (workspace-early.js).
   await window.anaRuntimeGate;
   status("Downloading Python…");
   const meter = progress();
   const snapshot = download(SNAPSHOT, meter);
-  const bundle = fetchBundle();
+  const bundle = fetchBundle(BUNDLE);
   bundle.catch(() => {}); // awaited below, once Python is up: a failure is reported there
+  // Without the plain sign-in form (signed in, or a pop-out) the workspace shows at once.
+  const workspace = document.getElementById("early-signin") ? null : fetchBundle(WORKSPACE);
+  workspace?.catch(() => {}); // as the bundle's
   snapshot.filled.then(() => status("Starting Python…"), () => {});
   try {
     const factory = (await import(FACTORY)).default;
@@ -174,7 +199,9 @@ export async function loadPyodide(options = {}) {
       ...options, indexURL: INDEX_URL, _loadSnapshot: snapshot.buffer,
       createPyodideModule: unmaskingModule(factory, snapshot.filled),
     });
-    writeBundle(pyodide.FS, await bundle);
+    writeBundle(pyodide.FS, await bundle, BUNDLE);
+    window.anaWorkspaceBundle = () => workspaceBundle(pyodide, workspace);
+    if (workspace) await window.anaWorkspaceBundle();
     pyodide.runPython(REFRESH);
     status("Loading the app…");
     return pyodide;
