@@ -109,21 +109,21 @@ def test_a_signed_in_main_window_gets_the_runtime_preloads_inert_and_a_popout_li
 def test_the_workspace_is_preloaded_for_a_signed_in_window_only(page_app) -> None:
     """A sign-in page has no use for CodeMirror (web/editor/view.js) or the workspace's Python
     (/py/workspace.zip): neither is named there, and both are fetched once the person starts
-    signing in. A signed-in main window preloads them with the rest of the runtime, from its
-    template; a pop-out at once. Its boot screen counts their bytes too."""
+    signing in. A signed-in main window preloads CodeMirror with the rest of the runtime, from
+    its template, a pop-out at once, and the interpreter loader fetches the workspace's
+    Python for both. Their boot screen counts those bytes too."""
     view = re.compile(r'<link rel="modulepreload" href="[^"]*/editor/view\.js"')
-    python = re.compile(r'<link rel="preload" href="[^"]*/py/[^"]*workspace\.zip"')
     facade = re.compile(r'<script type="module" src="[^"]*/editor/editor\.js">')
     signed_out = TestClient(page_app).get("/").text
     assert not view.search(signed_out) and "view.js" not in signed_out
-    assert not python.search(signed_out) and "workspace.zip" not in signed_out
+    assert "workspace.zip" not in signed_out
     assert facade.search(signed_out)  # the key filters, and the fetch on the first keystroke
     signed_in = sign_in(TestClient(page_app), "alice")
     main = signed_in.get("/").text
     templates = r'<template class="runtime-preloads">(.*?)</template>'
     held = "".join(re.findall(templates, main, re.DOTALL))
-    assert view.search(held) and python.search(held) and facade.search(held)
+    assert view.search(held) and facade.search(held)
     popout = signed_in.get("/", params={"popout": "inbox", "frame": "f1", "ws": "personal"}).text
-    assert view.search(popout) and python.search(popout) and facade.search(popout)
+    assert view.search(popout) and facade.search(popout)
     totals = [int(re.search(r'data-runtime-bytes="(\d+)"', page)[1]) for page in (signed_out, main)]
     assert totals[0] < totals[1]
