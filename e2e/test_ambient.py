@@ -122,7 +122,7 @@ def test_a_send_in_the_same_task_as_an_edit_carries_the_edited_text(alice: Page,
     alice.wait_for_function(
         """async () => {
           const entry = performance.getEntriesByType("resource")
-            .find((e) => /\\/vendor\\/[^/]+\\/editor\\.js$/.test(e.name));
+            .find((e) => /\\/vendor\\/[^/]+\\/editor\\/editor\\.js$/.test(e.name));
           const editor = await import(entry.name);
           const view = document.querySelector('[data-frame-kind="inbox"] .cm-content')
             .cmTile.root.view;

@@ -89,7 +89,12 @@ def test_opening_another_note_while_the_flush_is_held_sends_no_header(alice: Pag
 
     with alice.expect_request(lambda r: r.url.endswith(TURNS), timeout=10_000) as info:
         assistant.get_by_test_id("assistant-send").click()
-        alice.locator('[data-testid="note-link"][data-path="welcome.md"]').first.click()
+        # The other note opens while the send waits on the held save (at most 1.5 s): the
+        # click is dispatched at once, not after a pointer's actionability checks, which on a
+        # loaded machine took longer than that wait (seen in CI).
+        alice.locator('[data-testid="note-link"][data-path="welcome.md"]').first.dispatch_event(
+            "click"
+        )
     assert "x-ambient-note" not in info.value.all_headers()
     expect(frame).to_have_attribute("data-path", "welcome.md")
     for route in held:  # the earlier note's pending save still lands once the store recovers
