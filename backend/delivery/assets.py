@@ -44,8 +44,8 @@ ZIP = "application/zip"
 # baseline, whose served copy has stubs for the snapshot's modules). Served when present, not
 # counted in a first visit's bytes, and left out of the wheel (setup.py, MANIFEST.in).
 BENCH_GROUP = "bench"
-# Not part of a first visit's bytes either: the standard library's rest, fetched only when Python
-# imports a module no window needs at start (web/stdlib_rest.py).
+# Not part of a first visit's bytes either: the standard library's rest, fetched only when
+# Python imports a module no window needs at start (web/stdlib_rest.py).
 ON_DEMAND = frozenset({"pyodide/python_stdlib_rest.zip"})
 # What a window fetches before it starts only when it shows a workspace at once (signed in, or
 # a pop-out); a sign-in page fetches it once the person starts signing in: CodeMirror

@@ -5,7 +5,7 @@ which the sign-in form, live before Python, answers no key. The server writes in
 the order Python itself would finish the modules in (backend/delivery/import_order.py): first
 what a window needs to be ready (`app.boot`), then what its workspace needs besides, which
 `app.boot` and `app.chrome` import only inside functions. A sign-in page is ready without the
-second part and imports it once the person starts signing in (web/static/main.py).
+second part and imports it once the person starts signing in (app/startup.py).
 """
 
 from __future__ import annotations
