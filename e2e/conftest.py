@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -12,6 +13,19 @@ from support.browser import CHROMIUM_ARGS, READY, READY_TIMEOUT_MS, chromium_pat
 from support.servers import Server
 
 expect.set_options(timeout=15_000)
+
+# Chromium's renderer crashes ("Target crashed") about once in several hundred starts of a
+# Pyodide page on a loaded machine, in any test, and no cause in the app has been found
+# (README, Tests). A test whose page crashed runs once more; any other failure, or a
+# second crash, fails it, and pytest's summary counts the rerun.
+RENDERER_CRASH = r"^Error: .*\b(Target|Page) crashed"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here) and item.get_closest_marker("flaky") is None:
+            item.add_marker(pytest.mark.flaky(reruns=1, only_rerun=[RENDERER_CRASH]))
 
 
 @pytest.fixture(scope="session")
