@@ -58,6 +58,14 @@ def test_a_repeat_visit_downloads_none_of_the_runtime(browser: Browser, server: 
     for large in LARGE:
         assert any(p.endswith(large) for p in paths), (large, sorted(paths))
     assert all(HASHED.match(p) for p in paths), sorted(paths)  # no unhashed runtime URL
+    # PyScript's core and its error plugin only: the plugins for features the page lacks are
+    # turned off for both script types, so none is fetched (nor fails to be) before Python.
+    pyscript = sorted(p.rsplit("/", 1)[-1] for p in paths if "/pyscript/" in p)
+    assert [re.sub(r"-[\w-]{8}\.js$", ".js", name) for name in pyscript] == [
+        "core.js",
+        "core.js",
+        "error.js",
+    ], pyscript
 
     for entry in runtime:
         assert entry["transfer"] > 0, entry  # a fresh context: everything over the network
