@@ -19,6 +19,7 @@ from e2e.ambient_helpers import (
     put_note,
     reload_list,
     saved_text,
+    send,
 )
 from e2e.conftest import Server
 
@@ -81,19 +82,27 @@ def test_a_held_save_gives_flushed_false_within_the_limit_and_the_caveat(alice: 
 def test_opening_another_note_while_the_flush_is_held_sends_no_header(alice: Page, server):
     path, frame = start_note(alice, server)
     frame = alice.locator(f'[data-frame-id="{frame.get_attribute("data-frame-id")}"]')
+    assistant = alice.locator('[data-testid="frame"][data-frame-kind="assistant"]').first
+    # A first turn opens the workspace's key session, so the next send captures at once (the
+    # first send's capture begins only once its key session has come back).
+    first = send(alice, "hello", assistant=assistant)
+    assert first.pointer_json is not None
     held = hold_saves(alice, path)
     frame.locator(".cm-content").click()
     alice.keyboard.type("pending ")
-    assistant = alice.locator('[data-testid="frame"][data-frame-kind="assistant"]').first
     assistant.get_by_test_id("assistant-input").fill("summarise this")
 
     with alice.expect_request(lambda r: r.url.endswith(TURNS), timeout=10_000) as info:
-        assistant.get_by_test_id("assistant-send").click()
-        # The other note opens while the send waits on the held save (at most 1.5 s): the
-        # click is dispatched at once, not after a pointer's actionability checks, which on a
-        # loaded machine took longer than that wait (seen in CI).
-        alice.locator('[data-testid="note-link"][data-path="welcome.md"]').first.dispatch_event(
-            "click"
+        # Both clicks happen inside the page, in order: Send, whose capture resolves the held
+        # note and waits on its save (1.5 s), then the other note's link 0.3 s later. Timers
+        # fire in the order they fall due, so a busy machine delays both, never reorders them;
+        # clicks from here would each be a round trip that load can stretch past the wait.
+        assistant.get_by_test_id("assistant-send").evaluate(
+            """(send, selector) => {
+                send.click();
+                setTimeout(() => document.querySelector(selector).click(), 300);
+            }""",
+            '[data-testid="note-link"][data-path="welcome.md"]',
         )
     assert "x-ambient-note" not in info.value.all_headers()
     expect(frame).to_have_attribute("data-path", "welcome.md")
