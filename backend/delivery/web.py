@@ -8,6 +8,7 @@ are rewritten once at start and revalidated on every visit, so an upgrade never 
 from __future__ import annotations
 
 import hashlib
+import json
 import mimetypes
 import re
 from functools import cache
@@ -50,6 +51,11 @@ RUNTIME_PRELOADS = re.compile(
     r"([ \t]*)<!-- runtime-preloads:.*?-->\n(.*?)[ \t]*<!-- /runtime-preloads -->\n", re.DOTALL
 )
 
+# index.html's empty MicroPython config, filled at start with pyscript.json's plugin list:
+# PyScript loads its plugins once per script type, each type reading only its own config, so
+# the type the page never runs turns off the same plugins (pyscript.json stays their one list).
+MPY_CONFIG = "<mpy-config hidden></mpy-config>"
+
 # The memory snapshot every window boots from (web/static/pyodide-snapshot.mjs names it too).
 SNAPSHOT_URL = "/vendor/snapshot/pyodide.snapshot"
 
@@ -75,6 +81,7 @@ def mount_web(app: FastAPI, settings: object) -> None:
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     runtime = _runtime(web_dir)
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
+    pages["/"] = _with_mpy_config(pages["/"], web_dir / NAMING_FILES["/static/pyscript.json"])
     extra = runtime.signed_in_bytes
     popout_page = _signed_in_page(pages["/"], main_window=False, extra_bytes=extra)
     signed_in_page = _signed_in_page(pages["/"], main_window=True, extra_bytes=extra)
@@ -151,6 +158,16 @@ def _signed_in_page(
     if not found:  # a page without the form (a test's stand-in page)
         return page
     return _page(text, media_type)
+
+
+def _with_mpy_config(page: tuple[bytes, str, str], config: Path) -> tuple[bytes, str, str]:
+    """The page with its MicroPython config turning off what pyscript.json turns off."""
+    text = page[0].decode()
+    if MPY_CONFIG not in text:  # a test's stand-in page
+        return page
+    plugins = json.loads(config.read_text(encoding="utf-8")).get("plugins", [])
+    filled = MPY_CONFIG.replace("><", ">" + json.dumps({"plugins": plugins}) + "<")
+    return _page(text.replace(MPY_CONFIG, filled), page[2])
 
 
 def _without(page: tuple[bytes, str, str], block: re.Pattern) -> tuple[bytes, str, str]:

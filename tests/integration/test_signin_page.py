@@ -3,6 +3,7 @@ cookie, so a person signs in while Python loads and a signed-in visit never flas
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -22,7 +23,8 @@ def page_app(app_factory, fake_web_dir: Path, tmp_path: Path):
     web = tmp_path / "web"
     shutil.copytree(fake_web_dir, web)
     shutil.copy(CHECKOUT_WEB / "index.html", web / "index.html")
-    shutil.copy(CHECKOUT_WEB / "static" / "signin-early.js", web / "static" / "signin-early.js")
+    for name in ("signin-early.js", "pyscript.json"):
+        shutil.copy(CHECKOUT_WEB / "static" / name, web / "static" / name)
     app = app_factory(web_dir=web)
     seed_world(app)
     return app
@@ -127,3 +129,18 @@ def test_the_workspace_is_preloaded_for_a_signed_in_window_only(page_app) -> Non
     assert view.search(popout) and facade.search(popout)
     totals = [int(re.search(r'data-runtime-bytes="(\d+)"', page)[1]) for page in (signed_out, main)]
     assert totals[0] < totals[1]
+
+
+
+def test_the_micropython_config_turns_off_what_pyscript_json_turns_off(page_app) -> None:
+    # PyScript loads plugins per script type, each from its own config: the page's one list
+    # (static/pyscript.json) is copied into the <mpy-config>, for every kind of window.
+    client = TestClient(page_app)
+    plugins = client.get("/static/pyscript.json").json()["plugins"]
+    assert plugins and all(name.startswith("!") for name in plugins)
+    pages = [client.get("/").text]
+    sign_in(client, "alice")
+    pages += [client.get("/").text, client.get("/?popout=1").text]
+    for page in pages:
+        found = re.findall(r"<mpy-config hidden>(.*?)</mpy-config>", page)
+        assert [json.loads(text) for text in found] == [{"plugins": plugins}]
