@@ -131,7 +131,6 @@ def test_the_workspace_is_preloaded_for_a_signed_in_window_only(page_app) -> Non
     assert totals[0] < totals[1]
 
 
-
 def test_the_micropython_config_turns_off_what_pyscript_json_turns_off(page_app) -> None:
     # PyScript loads plugins per script type, each from its own config: the page's one list
     # (static/pyscript.json) is copied into the <mpy-config>, for every kind of window.
