@@ -753,9 +753,9 @@ def _figures(plan: Plan, runs: dict[int, dict]) -> list[dict]:
             [],
             unit="KiB",
             goal=f"≤ {STREAM_GOAL_KIB:.0f} KiB (absolute)",
-            note=f"summed RSS of the processes with {users - count} idle streams open against "
-            f"one per process (a process's first stream: {run['first_stream_kib']:.0f} KiB "
-            f"once), read {SETTLE_S:.0f} s after the last opened: {run['rss_kib']}",
+            note=f"summed RSS of the processes with {run['rss_kib']['streams']} idle streams open "
+            f"against one per process (a process's first stream: {run['first_stream_kib']:.0f} "
+            f"KiB once), read {SETTLE_S:.0f} s after the last opened: {run['rss_kib']}",
         )
         f["met"] = kib <= STREAM_GOAL_KIB
         figures.append(f)

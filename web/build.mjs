@@ -29,8 +29,9 @@ execFileSync(python, ["-m", "backend.delivery.runtime", "store-zip",
 // plugins below as soon as it boots (the others are turned off in static/pyscript.json, which
 // the server copies into index.html's <mpy-config>: one config per script type); everything
 // else in dist (the py-editor's CodeMirror, the terminal's xterm, TOML configs, MicroPython)
-// is loaded only by features this page does not use. Static imports of what is kept are followed, so a kept
-// module never misses a dependency; a plugin that no longer matches one file fails the build.
+// is loaded only by features this page does not use. Static imports of what is kept are
+// followed, so a kept module never misses a dependency; a plugin that no longer matches one
+// file fails the build.
 const pyscriptDist = join(root, "node_modules/@pyscript/core/dist");
 const PLUGINS = runtime.pyscript_plugins;
 const distFiles = readdirSync(pyscriptDist);

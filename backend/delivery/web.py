@@ -81,7 +81,7 @@ def mount_web(app: FastAPI, settings: object) -> None:
     check_snapshot(vendor)  # a stale Pyodide snapshot stops the server; it is never served
     runtime = _runtime(web_dir)
     pages = {url: _naming_file(web_dir / name, runtime) for url, name in NAMING_FILES.items()}
-    pages["/"] = _with_mpy_config(pages["/"], web_dir / NAMING_FILES["/static/pyscript.json"])
+    pages["/"] = _with_mpy_config(pages["/"], pages["/static/pyscript.json"][0])
     extra = runtime.signed_in_bytes
     popout_page = _signed_in_page(pages["/"], main_window=False, extra_bytes=extra)
     signed_in_page = _signed_in_page(pages["/"], main_window=True, extra_bytes=extra)
@@ -160,13 +160,13 @@ def _signed_in_page(
     return _page(text, media_type)
 
 
-def _with_mpy_config(page: tuple[bytes, str, str], config: Path) -> tuple[bytes, str, str]:
+def _with_mpy_config(page: tuple[bytes, str, str], config: bytes) -> tuple[bytes, str, str]:
     """The page with its MicroPython config turning off what pyscript.json turns off."""
     text = page[0].decode()
     if MPY_CONFIG not in text:  # a test's stand-in page
         return page
-    plugins = json.loads(config.read_text(encoding="utf-8")).get("plugins", [])
-    filled = MPY_CONFIG.replace("><", ">" + json.dumps({"plugins": plugins}) + "<")
+    plugins = json.dumps({"plugins": json.loads(config).get("plugins", [])})
+    filled = f"<mpy-config hidden>{plugins}</mpy-config>"
     return _page(text.replace(MPY_CONFIG, filled), page[2])
 
 
