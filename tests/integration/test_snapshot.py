@@ -148,3 +148,52 @@ def test_the_served_stdlib_imports_what_the_snapshot_lacks_and_refuses_its_modul
         "json/__init__.py: its module is imported in the Pyodide snapshot, the source was left out"
     )
     assert docs == "[None, None, None, '[1]']"  # web/strip_docstrings.py, run by the build
+
+
+# The page's factory wrapper with a stand-in for Emscripten's: a timer set in each step marks
+# the end of that step's task (Node has no `scheduler`, so each yield is a timer too, set after
+# the mark and so run after it).
+IN_TASKS = """
+const { whenInstantiated } = await import(process.argv[1]);
+const order = [];
+const mark = (what) => setTimeout(() => order.push(`${what}: task ended`));
+const factory = (settings) => new Promise((resolve) => {
+  settings.instantiateWasm({}, (instance, module) => {
+    order.push(`received ${instance}`);
+    mark("received");
+    resolve(`module of ${module}`);
+  });
+});
+const settings = { instantiateWasm: (imports, receive) => receive("instance", "wasm") };
+const hook = async (instance) => { order.push(`hook on ${instance}`); mark("hook"); };
+order.push(`ready: ${await whenInstantiated(factory, hook)(settings)}`);
+console.log(JSON.stringify(order));
+"""
+
+
+def test_the_start_after_the_wasm_runs_in_three_tasks():
+    """The unmasking hook, the instance's setup and what loadPyodide does with the ready module
+    (the restore) were one long task; each now ends before the next begins."""
+    node = shutil.which("node")
+    assert node, "Node.js runs the page's module here"
+    done = subprocess.run(
+        [
+            node,
+            "--input-type=module",
+            "-e",
+            IN_TASKS,
+            str(CHECKOUT_WEB / "static/snapshot-mask.mjs"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "hook on instance",
+        "hook: task ended",
+        "received instance",
+        "received: task ended",
+        "ready: module of wasm",
+    ]

@@ -11,7 +11,7 @@
 // workspace at once, while a sign-in page writes it once the person starts signing in.
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
 import { unzipSync } from "/vendor/unzip.mjs";
-import { unmaskingModule } from "./snapshot-mask.mjs";
+import { unmaskingModule, yieldToPage } from "./snapshot-mask.mjs";
 
 export { version };
 
@@ -62,6 +62,12 @@ function progress() {
   };
 }
 
+// How long the snapshot's copy loop runs before it lets the page handle input: when the bytes
+// come faster than they are copied (a fast link, the HTTP cache), one read resolves the next
+// at once and 31 MB would be one long task; a phone at a quarter of this machine's speed
+// still runs each piece under 50 ms.
+const SLICE_MS = 8;
+
 // The snapshot's bytes, streamed into one buffer. When the server said its size
 // (data-snapshot-bytes), the buffer exists at once: Pyodide takes it before it is filled and
 // instantiates the wasm meanwhile (`filled` settles when the last byte is in); otherwise both
@@ -74,7 +80,12 @@ function download(url, meter) {
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     const chunks = [];
     let offset = 0;
+    let slice = performance.now();
     for (const reader = response.body.getReader(); ;) {
+      if (performance.now() - slice > SLICE_MS) {
+        await yieldToPage();
+        slice = performance.now();
+      }
       const { done, value } = await reader.read();
       if (done) break;
       if (buffer && offset + value.length > size) throw new Error(`${url} is over ${size} bytes`);
