@@ -11,7 +11,7 @@
 // workspace at once, while a sign-in page writes it once the person starts signing in.
 import { loadPyodide as load, version } from "/vendor/pyodide/pyodide.mjs";
 import { unzipSync } from "/vendor/unzip.mjs";
-import { unmaskingModule, yieldToPage } from "./snapshot-mask.mjs";
+import { unmaskingModule } from "./snapshot-mask.mjs";
 
 export { version };
 
@@ -67,6 +67,8 @@ function progress() {
 // at once and 31 MB would be one long task; a phone at a quarter of this machine's speed
 // still runs each piece under 50 ms.
 const SLICE_MS = 8;
+const yieldToPage = () =>
+  globalThis.scheduler?.yield?.() ?? new Promise((resolve) => setTimeout(resolve));
 
 // The snapshot's bytes, streamed into one buffer. When the server said its size
 // (data-snapshot-bytes), the buffer exists at once: Pyodide takes it before it is filled and

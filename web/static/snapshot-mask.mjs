@@ -29,11 +29,6 @@ export function xorStaticData(snapshot, memory, length) {
   for (let i = done; i < length; i++) image[i] ^= memory[i];
 }
 
-// Lets the page handle input and paint before the next piece of the start: a task of its own
-// (setTimeout where the scheduler API is missing, as in Node at build).
-export const yieldToPage = () =>
-  globalThis.scheduler?.yield?.() ?? new Promise((resolve) => setTimeout(resolve));
-
 // A createPyodideModule for loadPyodide: Emscripten's factory, with `hook(instance)` awaited the
 // moment the wasm is instantiated (wrapping the instantiateWasm that Pyodide passes), while its
 // memory holds nothing but the data segments: nothing of the module runs before the instance is
@@ -43,9 +38,6 @@ export const yieldToPage = () =>
 // Chromium.
 // Pyodide's instantiateWasm swallows an exception thrown there (it logs and never settles), so
 // a failing hook rejects the returned promise instead: loadPyodide fails, the boot screen says so.
-// The hook, the instance's setup (Emscripten's receiveInstance) and what loadPyodide does once
-// the module is ready (the snapshot's restore and Python's own start) each run in a task of
-// their own: together they were one task of 110-130 ms, which a phone runs several times longer.
 export function whenInstantiated(factory, hook) {
   return (settings) => {
     const instantiate = settings.instantiateWasm;
@@ -58,14 +50,9 @@ export function whenInstantiated(factory, hook) {
       instantiate(imports, (instance, module) => {
         Promise.resolve()
           .then(() => hook(instance))
-          .then(yieldToPage)
           .then(() => receive(instance, module), fail);
       });
-    const ready = factory(settings).then(async (module) => {
-      await yieldToPage();
-      return module;
-    });
-    return Promise.race([ready, failed]);
+    return Promise.race([factory(settings), failed]);
   };
 }
 
