@@ -62,10 +62,9 @@ function progress() {
   };
 }
 
-// How long the snapshot's copy loop runs before it lets the page handle input: when the bytes
-// come faster than they are copied (a fast link, the HTTP cache), one read resolves the next
-// at once and 31 MB would be one long task; a phone at a quarter of this machine's speed
-// still runs each piece under 50 ms.
+// How long the snapshot's copy loop runs before it lets the page handle input, timed on the
+// device itself: when the bytes come faster than they are copied (a fast link, the HTTP
+// cache), one read resolves the next at once and 31 MB were one long task.
 const SLICE_MS = 8;
 const yieldToPage = () =>
   globalThis.scheduler?.yield?.() ?? new Promise((resolve) => setTimeout(resolve));
