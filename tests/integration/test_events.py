@@ -123,6 +123,30 @@ def test_keep_alive_comments_flow_while_nothing_changes(live):
         s.close()
 
 
+def test_keep_alive_comments_flow_while_events_do(live):
+    """Saves come faster than the keep-alive (0.5 s here); comments still come between them."""
+    alice = live.client("alice")
+    s = stream(live, alice)
+    try:
+        started, saves = time.monotonic(), 0
+        while time.monotonic() - started < 2.5:  # five keep-alive periods
+            saves += 1
+            r = alice.put(doc_url("busy.md"), content=f"line {saves}".encode())
+            assert r.status_code in (200, 201)
+            time.sleep(0.1)  # a person's pace between saves, not a wait for the server
+        seen, comments = 0, 0
+        while seen < saves:
+            item = s.next(timeout=10)
+            assert item is not END
+            if item.event == "saved":
+                seen += 1
+            elif item.event is None and item.comment:
+                comments += 1
+        assert saves >= 5 and comments >= 1, (saves, comments)
+    finally:
+        s.close()
+
+
 def test_last_event_id_resumes_or_resets(live):
     alice = live.client("alice")
     s = stream(live, alice)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -90,6 +89,9 @@ async def stream_events(
         raise
 
     ends_at = time.monotonic() + settings.events_max_stream_seconds
+    # The keep-alive comes from this generator, between events, rather than from
+    # EventSourceResponse's own ping task: one task fewer per open stream (memory, issue 35).
+    keepalive = settings.events_keepalive_seconds
 
     async def generate() -> AsyncIterator[ServerSentEvent]:
         try:
@@ -102,11 +104,21 @@ async def stream_events(
                 for row in missed:
                     newest = row[0]
                     yield _event(row)
+            ping_at = time.monotonic() + keepalive
             while True:
-                try:
-                    row = await asyncio.wait_for(sub.queue.get(), ends_at - time.monotonic())
-                except TimeoutError:
+                now = time.monotonic()
+                if now >= ends_at:
                     return  # a bounded life: the client reconnects with Last-Event-ID
+                if now >= ping_at:  # due even while events flow: SPEC §13 asks for a comment
+                    ping_at = now + keepalive
+                    yield ServerSentEvent(comment="keep-alive")
+                    continue
+                # A cancel scope, not asyncio.wait_for: that wraps each wait in a task of its
+                # own, which every idle stream would hold. A cancelled get loses no event.
+                with anyio.move_on_after(min(ends_at, ping_at) - now) as waited:
+                    row = await sub.queue.get()
+                if waited.cancelled_caught:
+                    continue
                 if row is CLOSE:
                     return
                 if row is RESET:  # the workspace was deleted
@@ -119,7 +131,7 @@ async def stream_events(
 
     return EventSourceResponse(
         generate(),
-        ping=settings.events_keepalive_seconds,
+        ping=0,  # no ping task: the generator sends the keep-alive (above)
         send_timeout=settings.events_send_timeout_seconds,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
