@@ -118,7 +118,7 @@ def test_keep_alive_comments_flow_while_nothing_changes(live):
     s = stream(live, alice)
     try:
         comment = s.next(timeout=3)  # the keep-alive is 0.5 s in this app
-        assert comment is not END and comment.event is None and comment.comment
+        assert comment is not END and comment.event is None and comment.comment == "ping"
     finally:
         s.close()
 
@@ -140,7 +140,7 @@ def test_keep_alive_comments_flow_while_events_do(live):
             assert item is not END
             if item.event == "saved":
                 seen += 1
-            elif item.event is None and item.comment:
+            elif item.event is None and item.comment == "ping":
                 comments += 1
         assert saves >= 5 and comments >= 1, (saves, comments)
     finally:

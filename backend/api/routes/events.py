@@ -111,7 +111,7 @@ async def stream_events(
                     return  # a bounded life: the client reconnects with Last-Event-ID
                 if now >= ping_at:  # due even while events flow: SPEC §13 asks for a comment
                     ping_at = now + keepalive
-                    yield ServerSentEvent(comment="keep-alive")
+                    yield ServerSentEvent(comment="ping")  # docs/reference.md names it
                     continue
                 # A cancel scope, not asyncio.wait_for: that wraps each wait in a task of its
                 # own, which every idle stream would hold. A cancelled get loses no event.
